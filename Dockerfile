@@ -1,0 +1,23 @@
+# Multi-stage image: build with the dev dependencies, run with production ones only, as a non-root user.
+FROM node:24-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npx tsc -p tsconfig.build.json
+
+FROM node:24-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY bin ./bin
+COPY config ./config
+COPY migrations ./migrations
+USER node
+HEALTHCHECK --interval=15s --timeout=5s --retries=5 \
+  CMD node -e "fetch('http://127.0.0.1:' + (process.env.DASHBOARD_PORT || 3000) + '/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))" || exit 1
+ENTRYPOINT ["node", "bin/receivables-sync.js"]
+CMD ["worker"]

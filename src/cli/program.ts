@@ -1,0 +1,34 @@
+import { Command, CommanderError } from 'commander';
+import { CliError, EXIT_CANNOT_RUN } from './errors.js';
+import { sandboxCommand } from './sandbox-command.js';
+
+/** The `receivables-sync` program: one subcommand per file in this folder. */
+export function buildProgram(): Command {
+  return new Command('receivables-sync')
+    .description(
+      'Keep a receivables-management service in sync with your billing data through its Public API.',
+    )
+    .option(
+      '-c, --config <file>',
+      'configuration file (else $RECEIVABLES_SYNC_CONFIG, else ./receivables-sync.yaml)',
+    )
+    .showHelpAfterError()
+    .addCommand(sandboxCommand());
+}
+
+export async function run(argv: readonly string[]): Promise<number> {
+  const program = buildProgram().exitOverride();
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return process.exitCode === undefined ? 0 : Number(process.exitCode);
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_CANNOT_RUN;
+    if (error instanceof CliError) {
+      process.stderr.write(`receivables-sync: ${error.message}\n`);
+      return error.exitCode;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`receivables-sync: ${message}\n`);
+    return EXIT_CANNOT_RUN;
+  }
+}

@@ -1,0 +1,111 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { NO_FAULTS, type SandboxOptions } from '../sandbox/options.js';
+import { startSandbox } from '../sandbox/server.js';
+
+const int = (name: string, min: number) => (raw: string) => {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be an integer >= ${min}`);
+  return n;
+};
+const share = (raw: string) => {
+  const n = Number(raw);
+  if (!(n >= 0 && n <= 1)) throw new InvalidArgumentError('must be a number from 0 to 1');
+  return n;
+};
+const statuses = (raw: string) => raw.split(',').map((s) => int('status', 400)(s.trim()));
+
+interface SandboxFlags {
+  port: number;
+  host: string;
+  quota: number;
+  window: number;
+  tokenQuota: number;
+  accessTokenTtl: number;
+  organizationId?: string;
+  accessToken?: string;
+  adminToken?: string;
+  faultErrorRate: number;
+  faultStatuses: number[];
+  faultLatency: number;
+  faultDropAfterCommit: number;
+  faultIdempotencyDown: boolean;
+}
+
+export function sandboxCommand(): Command {
+  return new Command('sandbox')
+    .description(
+      'Serve a local, spec-faithful Receivables Public API. The first stdout line is one JSON object ' +
+        '{"baseUrl","organizationId","accessToken","adminToken",...}; it serves until SIGINT/SIGTERM.',
+    )
+    .option('--port <n>', 'port to listen on (0 = any free port)', int('port', 0), 4010)
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--quota <n>', 'API requests allowed per window and access token', int('quota', 1), 300)
+    .option('--window <seconds>', 'rate-limit window in seconds', int('window', 1), 60)
+    .option(
+      '--token-quota <n>',
+      'token endpoint requests per window and IP address',
+      int('token quota', 1),
+      10,
+    )
+    .option(
+      '--access-token-ttl <seconds>',
+      'lifetime of access tokens issued by /api/oauth/token',
+      int('ttl', 1),
+      3600,
+    )
+    .option('--organization-id <uuid>', 'fixed id for the seeded organization')
+    .option('--access-token <token>', 'fixed value for the printed access token')
+    .option('--admin-token <token>', 'fixed value for the /__sandbox admin token')
+    .option('--fault-error-rate <share>', 'share of API requests answered with an injected error', share, 0)
+    .option(
+      '--fault-statuses <list>',
+      'statuses of injected errors, comma-separated',
+      statuses,
+      NO_FAULTS.errorStatuses,
+    )
+    .option('--fault-latency <ms>', 'latency added to every API request', int('latency', 0), 0)
+    .option(
+      '--fault-drop-after-commit <share>',
+      'share of successful writes whose connection is dropped',
+      share,
+      0,
+    )
+    .option('--fault-idempotency-down', 'answer 503 to every write carrying an Idempotency-Key', false)
+    .action(async (flags: SandboxFlags) => {
+      const overrides: Partial<SandboxOptions> = {
+        rateLimit: { quota: flags.quota, windowSeconds: flags.window },
+        tokenRateLimit: { quota: flags.tokenQuota, windowSeconds: 60 },
+        accessTokenTtlSeconds: flags.accessTokenTtl,
+        organizationId: flags.organizationId,
+        accessToken: flags.accessToken,
+        adminToken: flags.adminToken,
+        faults: {
+          ...NO_FAULTS,
+          errorRate: flags.faultErrorRate,
+          errorStatuses: flags.faultStatuses,
+          latencyMs: flags.faultLatency,
+          dropAfterCommitRate: flags.faultDropAfterCommit,
+          idempotencyStoreDown: flags.faultIdempotencyDown,
+        },
+      };
+      const sandbox = await startSandbox({ port: flags.port, host: flags.host }, overrides);
+      const ready = {
+        baseUrl: sandbox.baseUrl,
+        organizationId: sandbox.organizationId,
+        accessToken: sandbox.accessToken,
+        adminToken: sandbox.adminToken,
+        clientId: sandbox.clientId,
+        rateLimit: overrides.rateLimit,
+      };
+      process.stdout.write(`${JSON.stringify(ready)}\n`);
+      process.stderr.write(
+        `Sandbox serving ${sandbox.baseUrl}/api/public/v1 (try: curl -i -H "Authorization: Bearer ${sandbox.accessToken}" ${sandbox.baseUrl}/api/public/v1/organizations). Ctrl-C stops it.\n`,
+      );
+      await new Promise<void>((resolve) => {
+        const stop = () => resolve();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await sandbox.close();
+    });
+}

@@ -1,0 +1,139 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { type Config, configSchema, type Secrets } from './schema.js';
+
+/** Every problem of a configuration, listed in one message. Exit code 1. */
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+  constructor(
+    readonly file: string | null,
+    readonly problems: string[],
+  ) {
+    super(
+      `Invalid configuration${file ? ` in ${file}` : ''}:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadedConfig {
+  config: Config;
+  secrets: Secrets;
+  /** The file read over the defaults, or null when only defaults and env were used. */
+  file: string | null;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const DEFAULTS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'config', 'default.yaml');
+
+/** The file to read: --config, else RECEIVABLES_SYNC_CONFIG, else ./receivables-sync.yaml if present. */
+export function configFilePath(explicit: string | undefined, env: Env, cwd: string): string | null {
+  const chosen = explicit ?? env.RECEIVABLES_SYNC_CONFIG;
+  if (chosen) return resolve(cwd, chosen);
+  const local = join(cwd, 'receivables-sync.yaml');
+  return existsSync(local) ? local : null;
+}
+
+/**
+ * Loads the configuration: built-in defaults, then the user's file, then environment overrides,
+ * validated once against one schema. This is the only module that reads `process.env`.
+ */
+export function loadConfig(
+  options: { file?: string | undefined; env?: Env; cwd?: string } = {},
+): LoadedConfig {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const file = configFilePath(options.file, env, cwd);
+  const defaults = readYaml(DEFAULTS_FILE) as Record<string, unknown>;
+  const user = file ? readYaml(file) : {};
+  if (user !== null && (typeof user !== 'object' || Array.isArray(user))) {
+    throw new ConfigError(file, ['the file must hold a YAML mapping (key: value)']);
+  }
+  const merged = applyEnv(mergeDeep(defaults, (user ?? {}) as Record<string, unknown>), env);
+  const result = configSchema.safeParse(merged);
+  if (!result.success) throw new ConfigError(file, formatIssues(result.error.issues));
+  const config = resolvePaths(result.data, file ? dirname(file) : cwd);
+  return {
+    config,
+    file,
+    secrets: {
+      accessToken: env.RECEIVABLES_ACCESS_TOKEN || undefined,
+      refreshToken: env.RECEIVABLES_REFRESH_TOKEN || undefined,
+      dashboardUser: env.DASHBOARD_USER || undefined,
+      dashboardPassword: env.DASHBOARD_PASSWORD || undefined,
+      tokenKey: env.RECEIVABLES_TOKEN_KEY || undefined,
+    },
+  };
+}
+
+function readYaml(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(path, [`cannot read the file: ${(error as Error).message}`]);
+  }
+  try {
+    return parseYaml(text) ?? {};
+  } catch (error) {
+    throw new ConfigError(path, [`not valid YAML: ${(error as Error).message}`]);
+  }
+}
+
+/** Objects merge key by key; arrays and scalars from `over` replace those of `base`. */
+function mergeDeep(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const prior = out[key];
+    const bothObjects = isPlainObject(prior) && isPlainObject(value);
+    out[key] = bothObjects ? mergeDeep(prior, value) : value;
+  }
+  return out;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The environment variables of the contract, each onto its config key. */
+const ENV_KEYS: ReadonlyArray<[string, readonly string[], 'string' | 'number']> = [
+  ['RECEIVABLES_BASE_URL', ['api', 'baseUrl'], 'string'],
+  ['RECEIVABLES_ORGANIZATION_ID', ['api', 'organizationId'], 'string'],
+  ['RECEIVABLES_CLIENT_ID', ['auth', 'clientId'], 'string'],
+  ['DATABASE_URL', ['state', 'databaseUrl'], 'string'],
+  ['REDIS_URL', ['queue', 'redisUrl'], 'string'],
+  ['DASHBOARD_HOST', ['dashboard', 'host'], 'string'],
+  ['DASHBOARD_PORT', ['dashboard', 'port'], 'number'],
+  ['LOG_LEVEL', ['log', 'level'], 'string'],
+];
+
+function applyEnv(config: Record<string, unknown>, env: Env): Record<string, unknown> {
+  for (const [name, [section, key], kind] of ENV_KEYS) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    const target = (isPlainObject(config[section!]) ? config[section!] : {}) as Record<string, unknown>;
+    target[key!] = kind === 'number' && /^\d+$/.test(raw) ? Number(raw) : raw;
+    config[section!] = target;
+  }
+  return config;
+}
+
+function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.join('.') : '(root)';
+    return `${where}: ${issue.message}`;
+  });
+}
+
+/** Relative paths in the file are relative to the file, not to the current directory. */
+function resolvePaths(config: Config, base: string): Config {
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
+  return {
+    ...config,
+    state: { ...config.state, dataDir: abs(config.state.dataDir) },
+    sources: config.sources.map((s) => (s.type === 'csv' ? { ...s, dropDir: abs(s.dropDir) } : s)),
+  };
+}

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+
+const cron = z.string().min(1, 'a cron expression is required');
+const id = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, ".", "_" and "-", at most 64');
+
+const csvSource = z.strictObject({
+  id,
+  type: z.literal('csv'),
+  dropDir: z.string().min(1),
+  schedule: cron.optional(),
+  /** Seconds a file's size and mtime must stay unchanged before it is taken. */
+  stableSeconds: z.number().int().min(0).default(5),
+  /** Your header -> contract column. */
+  mapping: z.record(z.string(), z.string()).default({}),
+  /** The connectionId of linked account sources; defaults to the source id. */
+  connectionId: z.string().min(1).optional(),
+});
+
+const sqlSource = z.strictObject({
+  id,
+  type: z.literal('sql'),
+  /** Name of the environment variable holding the connection URL (never the URL itself). */
+  urlEnv: z.string().min(1),
+  schedule: cron.optional(),
+  streams: z.record(z.string(), z.unknown()).default({}),
+  connectionId: z.string().min(1).optional(),
+});
+
+const moduleSource = z.strictObject({
+  id,
+  type: z.literal('module'),
+  module: z.string().min(1),
+  schedule: cron.optional(),
+  options: z.record(z.string(), z.unknown()).default({}),
+  connectionId: z.string().min(1).optional(),
+});
+
+export const sourceSchema = z.discriminatedUnion('type', [csvSource, sqlSource, moduleSource]);
+
+const url = z.url({ protocol: /^https?$/ });
+
+export const configSchema = z.strictObject({
+  api: z.strictObject({
+    baseUrl: url.nullable().default(null),
+    organizationId: z.uuid().nullable().default(null),
+    timeoutSeconds: z.number().positive().default(30),
+    concurrency: z.number().int().min(1).max(64).default(8),
+  }),
+  auth: z.strictObject({
+    clientId: z.string().min(1).default('receivables-sync'),
+  }),
+  state: z.strictObject({
+    databaseUrl: z.string().nullable().default(null),
+    dataDir: z.string().min(1).default('./data'),
+  }),
+  queue: z.strictObject({
+    redisUrl: z.string().nullable().default(null),
+  }),
+  dashboard: z.strictObject({
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(3000),
+  }),
+  log: z.strictObject({
+    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  }),
+  sources: z
+    .array(sourceSchema)
+    .superRefine((sources, ctx) => {
+      const seen = new Set<string>();
+      for (const [index, source] of sources.entries()) {
+        if (seen.has(source.id))
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, 'id'],
+            message: `duplicate source id "${source.id}"`,
+          });
+        seen.add(source.id);
+      }
+    })
+    .default([]),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type SourceConfig = z.infer<typeof sourceSchema>;
+
+/** Secrets and settings that come only from the environment, never from the file. */
+export interface Secrets {
+  accessToken: string | undefined;
+  refreshToken: string | undefined;
+  dashboardUser: string | undefined;
+  dashboardPassword: string | undefined;
+  /** Key for tokens at rest (AES-256-GCM). */
+  tokenKey: string | undefined;
+}

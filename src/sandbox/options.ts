@@ -1,0 +1,73 @@
+import type { Clock } from '../domain/clock.js';
+import { systemClock } from '../domain/clock.js';
+
+/** A rate-limit policy: `quota` requests per sliding window of `windowSeconds`. */
+export interface RatePolicy {
+  quota: number;
+  windowSeconds: number;
+}
+
+/** Faults the sandbox injects, set at start (`sandbox --fault-*`) or at run time (`PUT /__sandbox/faults`). */
+export interface FaultConfig {
+  /** Share (0..1) of authenticated API requests answered with one of `errorStatuses` before anything runs. */
+  errorRate: number;
+  errorStatuses: number[];
+  /** Added to the execution of every API request (after the idempotency check), in milliseconds. */
+  latencyMs: number;
+  /** Share (0..1) of successful writes whose connection is dropped after the write was committed. */
+  dropAfterCommitRate: number;
+  /** The next N authenticated API requests get a 429 with `force429RetryAfter` seconds. */
+  force429: number;
+  force429RetryAfter: number;
+  /** When true, every write with an Idempotency-Key answers 503 and nothing runs. */
+  idempotencyStoreDown: boolean;
+}
+
+export const NO_FAULTS: FaultConfig = {
+  errorRate: 0,
+  errorStatuses: [500, 502, 503],
+  latencyMs: 0,
+  dropAfterCommitRate: 0,
+  force429: 0,
+  force429RetryAfter: 1,
+  idempotencyStoreDown: false,
+};
+
+export interface SandboxOptions {
+  /** Public API budget per access token. Spec default: 300 per 60 s. */
+  rateLimit: RatePolicy;
+  /** Token endpoint budget per IP address. Spec default: 10 per 60 s. */
+  tokenRateLimit: RatePolicy;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  authorizationCodeTtlSeconds: number;
+  idempotencyRetentionSeconds: number;
+  invitationLifetimeDays: number;
+  /** OAuth client ids the authorization server knows (public clients, PKCE). */
+  clientIds: string[];
+  faults: FaultConfig;
+  /** Fixed ids for the seeded organization and token (stable demos); random when absent. */
+  organizationId?: string | undefined;
+  accessToken?: string | undefined;
+  adminToken?: string | undefined;
+  clock: Clock;
+  /** Randomness for fault injection; `Math.random` unless a test fixes it. */
+  random: () => number;
+}
+
+export function sandboxOptions(overrides: Partial<SandboxOptions> = {}): SandboxOptions {
+  return {
+    rateLimit: { quota: 300, windowSeconds: 60 },
+    tokenRateLimit: { quota: 10, windowSeconds: 60 },
+    accessTokenTtlSeconds: 3600,
+    refreshTokenTtlSeconds: 30 * 24 * 3600,
+    authorizationCodeTtlSeconds: 60,
+    idempotencyRetentionSeconds: 24 * 3600,
+    invitationLifetimeDays: 7,
+    clientIds: ['receivables-sync'],
+    clock: systemClock,
+    random: Math.random,
+    ...overrides,
+    faults: { ...NO_FAULTS, ...overrides.faults },
+  };
+}

@@ -1,0 +1,8 @@
+import type { FastifyInstance } from 'fastify';
+import type { SandboxDeps } from '../context.js';
+
+/** Not implemented yet. */
+export function registerOrganizationRoutes(app: FastifyInstance, deps: SandboxDeps): void {
+  void app;
+  void deps;
+}
