@@ -5,6 +5,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY migrations ./migrations
 RUN npx tsc -p tsconfig.build.json
 
 FROM node:24-slim AS runtime
@@ -15,7 +16,6 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY config ./config
-COPY migrations ./migrations
 USER node
 HEALTHCHECK --interval=15s --timeout=5s --retries=5 \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.DASHBOARD_PORT || 3000) + '/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))" || exit 1

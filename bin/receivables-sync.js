@@ -21,7 +21,7 @@ if (major < 22) {
   });
   process.exit(result.status ?? 1);
 }
-const main = join(root, 'dist', 'cli', 'main.js');
+const main = join(root, 'dist', 'src', 'cli', 'main.js');
 if (!existsSync(main)) {
   process.stderr.write(
     'receivables-sync is not built: run `npm run build` (or `npm ci`) in the repository.\n',

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { CliError, EXIT_CANNOT_RUN } from './errors.js';
+import { migrateCommand } from './migrate-command.js';
 import { sandboxCommand } from './sandbox-command.js';
 
 /** The `receivables-sync` program: one subcommand per file in this folder. */
@@ -13,7 +14,8 @@ export function buildProgram(): Command {
       'configuration file (else $RECEIVABLES_SYNC_CONFIG, else ./receivables-sync.yaml)',
     )
     .showHelpAfterError()
-    .addCommand(sandboxCommand());
+    .addCommand(sandboxCommand())
+    .addCommand(migrateCommand());
 }
 
 export async function run(argv: readonly string[]): Promise<number> {

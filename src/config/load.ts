@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
+import { packageRoot } from './paths.js';
 import { type Config, configSchema, type Secrets } from './schema.js';
 
 /** Every problem of a configuration, listed in one message. Exit code 1. */
@@ -28,7 +28,7 @@ export interface LoadedConfig {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const DEFAULTS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'config', 'default.yaml');
+const DEFAULTS_FILE = join(packageRoot(), 'config', 'default.yaml');
 
 /** The file to read: --config, else RECEIVABLES_SYNC_CONFIG, else ./receivables-sync.yaml if present. */
 export function configFilePath(explicit: string | undefined, env: Env, cwd: string): string | null {
@@ -55,7 +55,12 @@ export function loadConfig(
   }
   const merged = applyEnv(mergeDeep(defaults, (user ?? {}) as Record<string, unknown>), env);
   const result = configSchema.safeParse(merged);
-  if (!result.success) throw new ConfigError(file, formatIssues(result.error.issues));
+  // Duplicate ids are checked on the raw input so they are listed even when other problems exist.
+  const problems = [
+    ...(result.success ? [] : formatIssues(result.error.issues)),
+    ...duplicateSourceIds(merged.sources),
+  ];
+  if (!result.success || problems.length > 0) throw new ConfigError(file, problems);
   const config = resolvePaths(result.data, file ? dirname(file) : cwd);
   return {
     config,
@@ -136,4 +141,17 @@ function resolvePaths(config: Config, base: string): Config {
     state: { ...config.state, dataDir: abs(config.state.dataDir) },
     sources: config.sources.map((s) => (s.type === 'csv' ? { ...s, dropDir: abs(s.dropDir) } : s)),
   };
+}
+
+function duplicateSourceIds(sources: unknown): string[] {
+  if (!Array.isArray(sources)) return [];
+  const seen = new Set<unknown>();
+  const problems: string[] = [];
+  for (const [index, source] of sources.entries()) {
+    const id = isPlainObject(source) ? source.id : undefined;
+    if (id === undefined) continue;
+    if (seen.has(id)) problems.push(`sources.${index}.id: duplicate source id "${String(id)}"`);
+    seen.add(id);
+  }
+  return problems;
 }

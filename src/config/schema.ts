@@ -65,21 +65,7 @@ export const configSchema = z.strictObject({
   log: z.strictObject({
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   }),
-  sources: z
-    .array(sourceSchema)
-    .superRefine((sources, ctx) => {
-      const seen = new Set<string>();
-      for (const [index, source] of sources.entries()) {
-        if (seen.has(source.id))
-          ctx.addIssue({
-            code: 'custom',
-            path: [index, 'id'],
-            message: `duplicate source id "${source.id}"`,
-          });
-        seen.add(source.id);
-      }
-    })
-    .default([]),
+  sources: z.array(sourceSchema).default([]),
 });
 
 export type Config = z.infer<typeof configSchema>;

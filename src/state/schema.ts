@@ -1,0 +1,115 @@
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+
+/** Timestamps are written as Date or ISO strings and read back as Date. */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T extends object | null> = JSONColumnType<T, T | string, T | string>;
+
+export type RecordKind = 'account' | 'invoice' | 'creditNote';
+
+export interface SourcesTable {
+  id: string;
+  type: string;
+  paused: Generated<boolean>;
+  created_at: Generated<Timestamp>;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface RunCounts {
+  [kind: string]: { created: number; updated: number; unchanged: number; failed: number };
+}
+
+export interface RunsTable {
+  id: Generated<string>;
+  source_id: string;
+  trigger: string;
+  status: 'running' | 'succeeded' | 'partial' | 'failed';
+  dry_run: Generated<boolean>;
+  counts: Json<Record<string, unknown>>;
+  error: string | null;
+  started_at: Generated<Timestamp>;
+  finished_at: Timestamp | null;
+}
+
+export interface CursorsTable {
+  source_id: string;
+  stream: string;
+  cursor: Json<Record<string, unknown>> | null;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface RecordMapTable {
+  source_id: string;
+  kind: RecordKind;
+  source_key: string;
+  api_id: string;
+  content_hash: string;
+  synced_state: Json<Record<string, unknown>>;
+  synced_at: Generated<Timestamp>;
+  last_run_id: string | null;
+}
+
+export interface PendingWritesTable {
+  idempotency_key: string;
+  source_id: string;
+  kind: RecordKind;
+  source_key: string;
+  operation: string;
+  body_hash: string;
+  attempts: Generated<number>;
+  created_at: Generated<Timestamp>;
+}
+
+export interface FailuresTable {
+  id: Generated<string>;
+  source_id: string;
+  kind: RecordKind;
+  source_key: string;
+  stage: string;
+  status: number | null;
+  api_code: string | null;
+  message: string;
+  file: string | null;
+  line: number | null;
+  column_name: string | null;
+  retryable: Generated<boolean>;
+  attempts: Generated<number>;
+  next_retry_at: Timestamp | null;
+  payload: Json<Record<string, unknown>> | null;
+  run_id: string | null;
+  first_failed_at: Generated<Timestamp>;
+  last_failed_at: Generated<Timestamp>;
+  resolved_at: Timestamp | null;
+}
+
+export interface DropFilesTable {
+  id: Generated<string>;
+  source_id: string;
+  name: string;
+  checksum: string;
+  size: string | number;
+  status: 'claimed' | 'done' | 'failed' | 'rejected' | 'duplicate';
+  rows: Generated<number>;
+  failed_rows: Generated<number>;
+  error: string | null;
+  archived_path: string | null;
+  report_path: string | null;
+  claimed_at: Generated<Timestamp>;
+  finished_at: Timestamp | null;
+}
+
+export interface CredentialsTable {
+  id: string;
+  ciphertext: string;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface StateSchema {
+  sources: SourcesTable;
+  runs: RunsTable;
+  cursors: CursorsTable;
+  record_map: RecordMapTable;
+  pending_writes: PendingWritesTable;
+  failures: FailuresTable;
+  drop_files: DropFilesTable;
+  credentials: CredentialsTable;
+}
