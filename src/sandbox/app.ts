@@ -6,8 +6,8 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import { API_PREFIX, type SandboxDeps } from './context.js';
-import { ApiError, sendApiError } from './errors.js';
+import { API_PREFIX, baseUrlOf, type SandboxDeps } from './context.js';
+import { ApiError, sendApiError, tooManyRequests } from './errors.js';
 import { FaultInjector } from './faults.js';
 import { bodyFingerprint, IdempotencyStore, WRITE_METHODS } from './idempotency.js';
 import { TokenStore } from './oauth/token-store.js';
@@ -38,9 +38,6 @@ export function createSandboxDeps(options: SandboxOptions = sandboxOptions()): S
 
 const isApiPath = (url: string) =>
   url.startsWith(`${API_PREFIX}/`) || url === '/mcp' || url.startsWith('/mcp?');
-
-/** `{base_url}` as the caller reached it. */
-export const baseUrlOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
 /**
  * The sandbox's Fastify app, not listening (tests use `inject` or `listen({ port: 0 })`).
@@ -193,12 +190,6 @@ function limitRate(request: FastifyRequest, reply: FastifyReply, deps: SandboxDe
   reply.headers(rateHeaders('public-api', deps.options.rateLimit, decision, nowMs));
   if (!decision.allowed) throw tooManyRequests(decision.retryAfterSeconds);
 }
-
-export const tooManyRequests = (retryAfterSeconds: number) =>
-  new ApiError(429, 'HTTP_429', 'Too many requests', {
-    resolution: `Wait ${retryAfterSeconds} seconds (the Retry-After delay) before retrying.`,
-    headers: { 'Retry-After': String(retryAfterSeconds) },
-  });
 
 function toApiError(error: FastifyError | ApiError): ApiError {
   if (error instanceof ApiError) return error;

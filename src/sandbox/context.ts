@@ -37,6 +37,9 @@ declare module 'fastify' {
   }
 }
 
+/** `{base_url}` as the caller reached it. */
+export const baseUrlOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
+
 /** Route options for an endpoint that accepts any one of `scopes`. */
 export const requires = (scopes: readonly Scope[]) => ({ config: { scopes } });
 

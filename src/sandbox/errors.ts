@@ -73,3 +73,10 @@ export function sendApiError(request: FastifyRequest, reply: FastifyReply, err: 
     .type('application/json')
     .send(errorBody(request, err, now));
 }
+
+/** 429 with `Retry-After`, for the API and the token endpoint alike. */
+export const tooManyRequests = (retryAfterSeconds: number) =>
+  new ApiError(429, 'HTTP_429', 'Too many requests', {
+    resolution: `Wait ${retryAfterSeconds} seconds (the Retry-After delay) before retrying.`,
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  });

@@ -63,6 +63,7 @@ export interface Member {
 export interface Invitation {
   organizationId: string;
   email: string;
+  role: Member['role'];
   status: 'Pending' | 'Accepted' | 'Cancelled';
   createdAt: string;
   expiresAt: string;
@@ -100,6 +101,8 @@ export interface Account {
   paymentMethod: string | null;
   collectiveProceeding: CollectiveProceeding;
   hasPaymentSchedule: boolean;
+  /** Set by the admin seed: the account's collection status becomes `WrittenOff`. */
+  writtenOff?: boolean;
   createdAt: string;
   updatedAt: string;
 }
