@@ -1,0 +1,86 @@
+import type { Page } from '../pagination.js';
+import type { Communication, CommunicationSortBy } from '../types.js';
+import {
+  type EndpointContext,
+  get,
+  iterate,
+  type ListParams,
+  listQuery,
+  type ReadOptions,
+  segment,
+} from './shared.js';
+
+export interface CommunicationListParams extends ListParams<'communications', CommunicationSortBy> {
+  organizationId: string;
+  accountId?: string | undefined;
+}
+
+/** The organization-wide channel lists the spec names (parameters not shown: `open` filters). */
+export type ChannelList =
+  | 'emails'
+  | 'incoming-emails'
+  | 'outgoing-emails'
+  | 'incoming-email-communications'
+  | 'outgoing-email-communications';
+
+export interface ChannelListParams extends ListParams<'open'> {
+  organizationId: string;
+  accountId?: string | undefined;
+}
+
+/** The account-scoped communication lists. */
+export type AccountChannelList = 'incoming-email-communications' | 'outgoing-email-communications';
+
+export type AccountChannelListParams = ListParams<'open'>;
+
+/**
+ * Communications, incoming and outgoing, joined to account and contact. `GET /communications`
+ * items carry `accountDeletedAt`; the channel and account-scoped lists carry `accountDeleted`.
+ */
+export class CommunicationsEndpoint {
+  readonly #ctx: EndpointContext;
+
+  constructor(ctx: EndpointContext) {
+    this.#ctx = ctx;
+  }
+
+  listPage(params: CommunicationListParams, options?: ReadOptions): Promise<Page<Communication>> {
+    const extra = { organizationId: params.organizationId, accountId: params.accountId };
+    return get(this.#ctx, '/communications', listQuery(params, extra), options);
+  }
+
+  list(params: CommunicationListParams): AsyncGenerator<Communication, void, undefined> {
+    return iterate(this.#ctx, params, (p) => this.listPage(p));
+  }
+
+  channelPage(
+    channel: ChannelList,
+    params: ChannelListParams,
+    options?: ReadOptions,
+  ): Promise<Page<Communication>> {
+    const extra = { organizationId: params.organizationId, accountId: params.accountId };
+    return get(this.#ctx, `/${channel}`, listQuery(params, extra), options);
+  }
+
+  channel(channel: ChannelList, params: ChannelListParams): AsyncGenerator<Communication, void, undefined> {
+    return iterate(this.#ctx, params, (p) => this.channelPage(channel, p));
+  }
+
+  /** A list of one account; it still answers after the account was deleted (communications survive it). */
+  accountChannelPage(
+    accountId: string,
+    channel: AccountChannelList,
+    params: AccountChannelListParams = {},
+    options?: ReadOptions,
+  ): Promise<Page<Communication>> {
+    return get(this.#ctx, `/accounts/${segment(accountId)}/${channel}`, listQuery(params), options);
+  }
+
+  accountChannel(
+    accountId: string,
+    channel: AccountChannelList,
+    params: AccountChannelListParams = {},
+  ): AsyncGenerator<Communication, void, undefined> {
+    return iterate(this.#ctx, params, (p) => this.accountChannelPage(accountId, channel, p));
+  }
+}

@@ -1,0 +1,178 @@
+import { anyOfBatches, FilterBuilder } from '../filters.js';
+import type { MultipartField } from '../multipart.js';
+import type { Page } from '../pagination.js';
+import type {
+  CreateCreditNoteInput,
+  CreateInvoiceInput,
+  CreditNote,
+  DateParts,
+  Invoice,
+  PatchDocumentInput,
+} from '../types.js';
+import {
+  type EndpointContext,
+  get,
+  iterate,
+  type ListParams,
+  listQuery,
+  type ReadOptions,
+  segment,
+  type WriteOptions,
+  write,
+} from './shared.js';
+
+export interface DocumentListParams<R extends 'invoices' | 'creditNotes'> extends ListParams<R> {
+  organizationId: string;
+}
+
+/**
+ * The multipart form of a document creation, in a fixed order: `accountId`, `number`, dates as
+ * `<name>.year/.month/.day`, amounts, the address parts that are set, `sourceId`, then the PDF.
+ */
+export function documentFormFields(input: CreateCreditNoteInput & { dueDate?: DateParts }): MultipartField[] {
+  const fields: MultipartField[] = [
+    { name: 'accountId', value: input.accountId },
+    { name: 'number', value: input.number },
+    ...dateFields('issuedDate', input.issuedDate),
+    ...(input.dueDate ? dateFields('dueDate', input.dueDate) : []),
+    { name: 'totalAmount', value: input.totalAmount },
+    { name: 'taxAmount', value: input.taxAmount },
+  ];
+  for (const part of ['street', 'city', 'postalCode', 'country'] as const) {
+    const value = input.billingAddress?.[part];
+    if (value !== undefined && value !== null) fields.push({ name: `billingAddress.${part}`, value });
+  }
+  if (input.sourceId !== undefined) fields.push({ name: 'sourceId', value: input.sourceId });
+  if (input.file) {
+    fields.push({
+      name: 'file',
+      file: {
+        bytes: input.file.bytes,
+        filename: input.file.filename,
+        contentType: input.file.contentType ?? 'application/pdf',
+      },
+    });
+  }
+  return fields;
+}
+
+function dateFields(name: string, date: DateParts): MultipartField[] {
+  for (const [part, value] of Object.entries(date)) {
+    if (!Number.isInteger(value))
+      throw new TypeError(`${name}.${part} must be an integer, got ${String(value)}`);
+  }
+  return [
+    { name: `${name}.year`, value: String(date.year) },
+    { name: `${name}.month`, value: String(date.month) },
+    { name: `${name}.day`, value: String(date.day) },
+  ];
+}
+
+/**
+ * `/invoices` or `/credit-notes`: list (filterable), multipart create, PATCH of the paid amount /
+ * due date (the contract's choice), and lookups by the caller's `sourceId`.
+ */
+export class DocumentsEndpoint<
+  R extends 'invoices' | 'creditNotes',
+  D extends { sourceId?: string | null },
+  C extends CreateCreditNoteInput,
+> {
+  readonly #ctx: EndpointContext;
+  readonly #path: '/invoices' | '/credit-notes';
+  readonly #resource: R;
+
+  constructor(ctx: EndpointContext, resource: R) {
+    this.#ctx = ctx;
+    this.#resource = resource;
+    this.#path = resource === 'invoices' ? '/invoices' : '/credit-notes';
+  }
+
+  listPage(params: DocumentListParams<R>, options?: ReadOptions): Promise<Page<D>> {
+    return get(this.#ctx, this.#path, listQuery(params, { organizationId: params.organizationId }), options);
+  }
+
+  list(params: DocumentListParams<R>): AsyncGenerator<D, void, undefined> {
+    return iterate(this.#ctx, params, (p) => this.listPage(p));
+  }
+
+  /**
+   * Creates the document (multipart, serialised once: every retry sends the same bytes with the
+   * same Idempotency-Key). A `sourceId` already used answers 400 `...duplicate-source-id`: look the
+   * document up with `findBySourceIds` rather than creating a second one.
+   */
+  create(input: C, options?: WriteOptions): Promise<D> {
+    return write(
+      this.#ctx,
+      { method: 'POST', path: this.#path, body: { multipart: documentFormFields(input) } },
+      options,
+    );
+  }
+
+  /** `GET /{kind}/{id}` (path not shown by the spec; the sandbox's choice). */
+  get(documentId: string, options?: ReadOptions): Promise<D> {
+    return get(this.#ctx, `${this.#path}/${segment(documentId)}`, undefined, options);
+  }
+
+  /** Sets the paid (allocated) amount and/or, on invoices, the due date. Safe to repeat. */
+  patch(documentId: string, input: PatchDocumentInput, options?: WriteOptions): Promise<D> {
+    return write(
+      this.#ctx,
+      { method: 'PATCH', path: `${this.#path}/${segment(documentId)}`, body: { json: input } },
+      options,
+    );
+  }
+
+  /**
+   * Upsert keyed by `sourceId` (the spec says it exists without its path; the sandbox serves
+   * `PUT /{kind}/by-source-id/{sourceId}` with the creation form). 201 created, 200 updated.
+   */
+  upsertBySourceId(sourceId: string, input: C, options?: WriteOptions): Promise<D> {
+    return write(
+      this.#ctx,
+      {
+        method: 'PUT',
+        path: `${this.#path}/by-source-id/${segment(sourceId)}`,
+        body: { multipart: documentFormFields({ ...input, sourceId }) },
+      },
+      options,
+    );
+  }
+
+  /**
+   * The documents carrying these `sourceId`s, found with `sourceId:isAnyOf` conditions batched
+   * within the filter limits (50 values, 8000 characters). Ids without a document are absent.
+   */
+  async findBySourceIds(
+    organizationId: string,
+    sourceIds: readonly string[],
+    options?: ReadOptions,
+  ): Promise<Map<string, D>> {
+    const found = new Map<string, D>();
+    for (const batch of anyOfBatches(sourceIds, { field: 'sourceId' })) {
+      const filters = sourceIdFilter(this.#resource, batch);
+      for await (const doc of iterate(this.#ctx, { organizationId, filters, first: 100 }, (p) =>
+        this.listPage(p, options),
+      )) {
+        if (typeof doc.sourceId === 'string') found.set(doc.sourceId, doc);
+      }
+    }
+    return found;
+  }
+}
+
+/** `sourceId:isAnyOf:...` on either document list (the field has the same operators on both). */
+function sourceIdFilter<R extends 'invoices' | 'creditNotes'>(
+  resource: R,
+  ids: readonly string[],
+): FilterBuilder<R> {
+  const builder = new FilterBuilder<'invoices' | 'creditNotes'>(resource).where('sourceId', 'isAnyOf', ids);
+  return builder as FilterBuilder<R>;
+}
+
+export type InvoicesEndpoint = DocumentsEndpoint<'invoices', Invoice, CreateInvoiceInput>;
+export type CreditNotesEndpoint = DocumentsEndpoint<'creditNotes', CreditNote, CreateCreditNoteInput>;
+
+export const invoicesEndpoint = (ctx: EndpointContext): InvoicesEndpoint =>
+  new DocumentsEndpoint(ctx, 'invoices');
+export const creditNotesEndpoint = (ctx: EndpointContext): CreditNotesEndpoint =>
+  new DocumentsEndpoint(ctx, 'creditNotes');

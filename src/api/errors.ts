@@ -1,0 +1,88 @@
+/**
+ * Errors of the API client. Every one has a stable `code` and says whether retrying can help;
+ * that decision is made here and nowhere else (`isRetryableStatus`).
+ */
+export class ReceivablesError extends Error {
+  readonly code: string;
+  readonly retryable: boolean;
+  constructor(code: string, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+  }
+}
+
+/** Statuses worth retrying (with the same Idempotency-Key): timeouts, rate limit, idempotency 409/503, 5xx. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** The API answered with an error status; keeps the API's own `code`, message and resolution. */
+export class ApiResponseError extends ReceivablesError {
+  readonly status: number;
+  readonly apiCode: string | undefined;
+  readonly resolution: string | undefined;
+  readonly method: string;
+  readonly path: string;
+  readonly retryAfterSeconds: number | undefined;
+  constructor(init: {
+    status: number;
+    method: string;
+    path: string;
+    apiCode?: string | undefined;
+    message?: string | undefined;
+    resolution?: string | undefined;
+    retryAfterSeconds?: number | undefined;
+  }) {
+    const code = init.apiCode ?? `HTTP_${init.status}`;
+    super(
+      code,
+      `${init.method} ${init.path} answered ${init.status} ${code}: ${init.message ?? 'no message'}`,
+      {
+        retryable: isRetryableStatus(init.status),
+      },
+    );
+    this.status = init.status;
+    this.apiCode = init.apiCode;
+    this.resolution = init.resolution;
+    this.method = init.method;
+    this.path = init.path;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+  }
+}
+
+/** The request did not get an answer: connection refused or reset, DNS, TLS. Retryable. */
+export class NetworkError extends ReceivablesError {
+  constructor(message: string, cause?: unknown) {
+    super('NETWORK_ERROR', message, { retryable: true, cause });
+  }
+}
+
+/** No answer within the timeout. Retryable (writes carry an Idempotency-Key). */
+export class TimeoutError extends ReceivablesError {
+  constructor(message: string) {
+    super('TIMEOUT', message, { retryable: true });
+  }
+}
+
+/** A filter that breaks the spec's limits or allow-list, refused before any request is sent. */
+export class FilterError extends ReceivablesError {
+  constructor(message: string) {
+    super('FILTER_INVALID', message);
+  }
+}
+
+/** The stored credentials cannot be used any more (invalid_grant, revoked): run `auth login` again. */
+export class LoginRequiredError extends ReceivablesError {
+  constructor(reason: string) {
+    super('LOGIN_REQUIRED', `${reason}. Run \`receivables-sync auth login\` (or \`auth import\`) again.`);
+  }
+}
+
+/** A pagination that would loop (the server returned a cursor it already gave). */
+export class PaginationError extends ReceivablesError {
+  constructor(message: string) {
+    super('PAGINATION_LOOP', message);
+  }
+}

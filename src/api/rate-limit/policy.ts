@@ -1,0 +1,97 @@
+import type { Logger } from '../../logging/logger.js';
+import { PUBLIC_API_POLICY } from './headers.js';
+import type { RateInfo, RateLimitPolicy } from './types.js';
+
+/**
+ * The latency margin: how much later than its admission a request may be counted by the server.
+ * The limiter counts over `w + margin` so that any server window of `w` seconds only sees requests
+ * admitted within one `w + margin` interval (proof in docs/rate-limiting.md).
+ */
+export interface MarginRule {
+  /** Smallest margin, ms. */
+  minMs: number;
+  /** Share of the window added as margin (0.01 = 1 % of w). */
+  ratio: number;
+}
+
+/** max(250 ms, 1 % of w): 600 ms for the spec's 60 s window (99 % of the quota usable). */
+export const DEFAULT_MARGIN: MarginRule = { minMs: 250, ratio: 0.01 };
+
+/**
+ * The policy assumed for a key until a response tells the real one, when none is configured:
+ * one request per second. The first response carries `RateLimit-Policy` and resizes the budget; a
+ * guess such as the spec's 300/60 could overrun a smaller real policy before any answer arrives.
+ */
+export const PROBE_POLICY: RateLimitPolicy = { quota: 1, windowSeconds: 1 };
+
+/** While a key's policy is not known yet, waiters re-check at least this often (ms). */
+export const UNKNOWN_POLICY_POLL_MS = 50;
+
+/**
+ * How far back (ms) the log is kept beyond the window, so that a `RateLimit: r=` read from a slow
+ * response is compared with the log as it was when the request arrived (`RateInfo.elapsedMs`,
+ * capped to this).
+ */
+export const LOOKBACK_MAX_MS = 30_000;
+
+/** Options common to the in-process and the Redis limiter. */
+export interface LimiterOptions {
+  /** Policy assumed until a response of the key tells one. Default `PROBE_POLICY`. */
+  defaultPolicy?: RateLimitPolicy | undefined;
+  /** A fixed latency margin (ms) instead of the default rule max(250 ms, 1 % of w). */
+  marginMs?: number | undefined;
+  /** Only responses of this policy name are followed. Default `public-api`. */
+  policyName?: string | undefined;
+  logger?: Logger | undefined;
+}
+
+export function marginRule(options: LimiterOptions): MarginRule {
+  return options.marginMs === undefined ? DEFAULT_MARGIN : { minMs: options.marginMs, ratio: 0 };
+}
+
+/** The margin (ms) applied to `policy`. */
+export function marginMs(policy: RateLimitPolicy, rule: MarginRule): number {
+  return Math.max(rule.minMs, Math.ceil(policy.windowSeconds * 1000 * rule.ratio));
+}
+
+/** The span (ms) the limiter counts over: w + margin. */
+export function spanMs(policy: RateLimitPolicy, rule: MarginRule): number {
+  return Math.ceil(policy.windowSeconds * 1000) + marginMs(policy, rule);
+}
+
+/** What one response asks the limiter to do; computed the same way for both limiters. */
+export interface Reaction {
+  /** Resize the budget to this policy. */
+  policy?: RateLimitPolicy;
+  /** Pause every process of the key for this long (ms) from now. */
+  pauseMs?: number;
+  /** Follow `RateLimit: r, t`: infer other clients' usage from the server's count. */
+  remaining?: { remaining: number; resetSeconds: number; lookbackMs: number };
+  rateLimited: boolean;
+}
+
+/**
+ * Reads one response:
+ * - `RateLimit-Policy` resizes the budget;
+ * - `Retry-After` on a 429 or 409 pauses the key (a 429 without it pauses for `t`, or 1 s);
+ * - `RateLimit: r, t` on other responses is compared with the log (a 429's `r=0` adds nothing to its
+ *   Retry-After, and may come from a forced refusal rather than a full window).
+ * Responses of another policy (e.g. `auth`, the token endpoint) are ignored.
+ */
+export function reactionTo(info: RateInfo, policyName = PUBLIC_API_POLICY): Reaction | undefined {
+  if (info.policy !== undefined && info.policy.name !== policyName) return undefined;
+  const reaction: Reaction = { rateLimited: info.status === 429 };
+  if (info.policy) reaction.policy = { quota: info.policy.quota, windowSeconds: info.policy.windowSeconds };
+  if (info.status === 429 || info.status === 409) {
+    const seconds = info.retryAfterSeconds ?? (info.status === 429 ? (info.resetSeconds ?? 1) : undefined);
+    if (seconds !== undefined && seconds > 0) reaction.pauseMs = Math.ceil(seconds * 1000);
+  }
+  if (info.status !== 429 && info.remaining !== undefined) {
+    reaction.remaining = {
+      remaining: info.remaining,
+      resetSeconds: info.resetSeconds ?? 0,
+      lookbackMs: Math.min(Math.max(0, info.elapsedMs ?? 0), LOOKBACK_MAX_MS),
+    };
+  }
+  return reaction;
+}

@@ -1,0 +1,194 @@
+import type { Clock } from '../../domain/clock.js';
+import type { Logger } from '../../logging/logger.js';
+import { ReceivablesError } from '../errors.js';
+import {
+  type LimiterOptions,
+  LOOKBACK_MAX_MS,
+  type MarginRule,
+  marginRule,
+  PROBE_POLICY,
+  type Reaction,
+  reactionTo,
+  spanMs,
+  UNKNOWN_POLICY_POLL_MS,
+} from './policy.js';
+import type { MeteredRateLimiter, RateInfo, RateLimiterStats, RateLimitPolicy, Sleep } from './types.js';
+
+export interface SlidingLogRateLimiterProps extends LimiterOptions {
+  clock: Clock;
+  sleep: Sleep;
+}
+
+interface KeyState {
+  /** Admission times (ms), ascending; also holds phantoms standing for other clients' requests. */
+  log: number[];
+  pauseUntil: number;
+  /** The policy the server told; undefined until then. */
+  policy: RateLimitPolicy | undefined;
+}
+
+/** The error `acquire` rejects with once the limiter is closed. */
+export const limiterClosed = () =>
+  new ReceivablesError('RATE_LIMITER_CLOSED', 'The rate limiter is closed', { retryable: false });
+
+/**
+ * An exact sliding log in memory, for a single process (no Redis): a request is admitted when fewer
+ * than `q` requests were admitted in the last `w + margin` ms. Same semantics as `RedisRateLimiter`;
+ * time and waiting are injected, so tests drive it with a `ManualClock` and no real sleeps.
+ *
+ * @example
+ * const limiter = new SlidingLogRateLimiter({ clock: systemClock, sleep: timerSleep });
+ * await limiter.acquire(budgetKey, signal);
+ * const response = await fetch(url);
+ * await limiter.observe(budgetKey, parseRateInfo(response.status, response.headers));
+ */
+export class SlidingLogRateLimiter implements MeteredRateLimiter {
+  readonly #props: SlidingLogRateLimiterProps;
+  readonly #margin: MarginRule;
+  readonly #keys = new Map<string, KeyState>();
+  readonly #closing = new AbortController();
+  readonly #log: Logger | undefined;
+  readonly #stats: RateLimiterStats = {
+    acquired: 0,
+    waitedMsTotal: 0,
+    rateLimited: 0,
+    pauses: 0,
+    foreignRequests: 0,
+  };
+
+  constructor(props: SlidingLogRateLimiterProps) {
+    this.#props = props;
+    this.#margin = marginRule(props);
+    this.#log = props.logger?.child({ component: 'rate-limiter', store: 'memory' });
+  }
+
+  async acquire(key: string, signal?: AbortSignal): Promise<number> {
+    const started = this.#now();
+    const wake = signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
+    for (;;) {
+      if (this.#closing.signal.aborted) throw limiterClosed();
+      signal?.throwIfAborted();
+      const { waitMs, known } = this.#tryTake(key);
+      if (waitMs === 0) break;
+      try {
+        await this.#props.sleep(known ? waitMs : Math.min(waitMs, UNKNOWN_POLICY_POLL_MS), wake);
+      } catch (error) {
+        if (this.#closing.signal.aborted) throw limiterClosed();
+        throw error;
+      }
+    }
+    const waited = this.#now() - started;
+    this.#stats.acquired++;
+    this.#stats.waitedMsTotal += waited;
+    return waited;
+  }
+
+  async observe(key: string, info: RateInfo): Promise<void> {
+    const reaction = reactionTo(info, this.#props.policyName);
+    if (reaction) this.#apply(key, reaction);
+  }
+
+  stats(): RateLimiterStats {
+    return { ...this.#stats };
+  }
+
+  async close(): Promise<void> {
+    this.#closing.abort();
+  }
+
+  /** Requests counted for `key` in the current `w + margin` span (tests, diagnostics). */
+  inWindow(key: string): number {
+    const state = this.#state(key);
+    return countAfter(state.log, this.#now() - spanMs(this.#policy(state), this.#margin));
+  }
+
+  #tryTake(key: string): { waitMs: number; known: boolean } {
+    const state = this.#state(key);
+    const now = this.#now();
+    const known = state.policy !== undefined;
+    if (state.pauseUntil > now) return { waitMs: state.pauseUntil - now, known };
+    const policy = this.#policy(state);
+    const span = spanMs(policy, this.#margin);
+    dropUpTo(state.log, now - span - LOOKBACK_MAX_MS);
+    const first = firstAfter(state.log, now - span);
+    const counted = state.log.length - first;
+    if (counted < policy.quota) {
+      insert(state.log, now);
+      return { waitMs: 0, known };
+    }
+    // Wait until enough of the oldest entries leave the span for one more to fit.
+    return { waitMs: state.log[first + counted - policy.quota]! + span - now, known };
+  }
+
+  #apply(key: string, reaction: Reaction): void {
+    const state = this.#state(key);
+    const now = this.#now();
+    if (reaction.rateLimited) this.#stats.rateLimited++;
+    if (reaction.policy && !samePolicy(reaction.policy, state.policy)) {
+      this.#log?.info({ key, from: state.policy, to: reaction.policy }, 'rate-limit policy set');
+      state.policy = reaction.policy;
+    }
+    if (reaction.pauseMs !== undefined) this.#pause(key, state, now, reaction.pauseMs, 'retry-after');
+    const seen = reaction.remaining;
+    if (seen === undefined || state.policy === undefined) return;
+    const since = now - seen.lookbackMs - spanMs(state.policy, this.#margin);
+    const ours = countAfter(state.log, since);
+    const foreign = state.policy.quota - seen.remaining - ours;
+    if (foreign <= 0) return;
+    for (let i = 0; i < foreign; i++) insert(state.log, now);
+    this.#stats.foreignRequests += foreign;
+    this.#log?.debug({ key, foreign, remaining: seen.remaining }, 'other clients use this budget');
+    if (seen.remaining === 0 && seen.resetSeconds > 0) {
+      this.#pause(key, state, now, seen.resetSeconds * 1000, 'budget used by other clients');
+    }
+  }
+
+  #pause(key: string, state: KeyState, now: number, ms: number, reason: string): void {
+    this.#stats.pauses++;
+    state.pauseUntil = Math.max(state.pauseUntil, now + ms);
+    this.#log?.warn({ key, pauseMs: ms, reason }, 'rate limiter paused');
+  }
+
+  #state(key: string): KeyState {
+    let state = this.#keys.get(key);
+    if (!state) {
+      state = { log: [], pauseUntil: 0, policy: undefined };
+      this.#keys.set(key, state);
+    }
+    return state;
+  }
+
+  #policy(state: KeyState): RateLimitPolicy {
+    return state.policy ?? this.#props.defaultPolicy ?? PROBE_POLICY;
+  }
+
+  #now(): number {
+    return this.#props.clock.now().getTime();
+  }
+}
+
+const samePolicy = (a: RateLimitPolicy, b: RateLimitPolicy | undefined) =>
+  b !== undefined && a.quota === b.quota && a.windowSeconds === b.windowSeconds;
+
+/** Index of the first entry strictly after `t` (binary search on the ascending log). */
+function firstAfter(log: number[], t: number): number {
+  let lo = 0;
+  let hi = log.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (log[mid]! <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const countAfter = (log: number[], t: number) => log.length - firstAfter(log, t);
+
+function dropUpTo(log: number[], t: number): void {
+  const drop = firstAfter(log, t);
+  if (drop > 0) log.splice(0, drop);
+}
+
+function insert(log: number[], t: number): void {
+  log.splice(firstAfter(log, t), 0, t);
+}

@@ -1,0 +1,60 @@
+/** What the server said about the rate limit on one response (all fields optional). */
+export interface RateInfo {
+  status: number;
+  /** From `RateLimit-Policy: "public-api";q=300;w=60`. */
+  policy?: { name: string; quota: number; windowSeconds: number };
+  /** From `RateLimit: "public-api";r=12;t=30`. */
+  remaining?: number;
+  resetSeconds?: number;
+  /** From `Retry-After` on a 429 or an idempotency 409 (seconds). */
+  retryAfterSeconds?: number;
+  /**
+   * (Added, optional.) Milliseconds from sending the request to reading its response headers. The
+   * `RateLimit: r=...` count was taken when the request arrived, so the limiter compares it with its
+   * own log as it was `elapsedMs` ago; without it a slow response can be read as another client's
+   * usage, which only costs throughput, never safety.
+   */
+  elapsedMs?: number;
+}
+
+/**
+ * One request budget per key (a hash of the access token grant), shared by every process using it
+ * when backed by Redis. Callers `acquire` before each request and `observe` every response.
+ */
+export interface RateLimiter {
+  /** Resolves when one request may be sent under `key`'s budget; the value is the ms waited. */
+  acquire(key: string, signal?: AbortSignal): Promise<number>;
+  /** Feeds the server's headers: resizes to RateLimit-Policy, follows RateLimit, pauses on Retry-After. */
+  observe(key: string, info: RateInfo): Promise<void>;
+  close(): Promise<void>;
+}
+
+// ---- Added by the rate-limiter module (with `RateInfo.elapsedMs`; nothing above was changed). ----
+
+/** A server policy: at most `quota` requests in any sliding window of `windowSeconds`. */
+export interface RateLimitPolicy {
+  quota: number;
+  windowSeconds: number;
+}
+
+/** Counters of one process's limiter, for metrics (monotonic since creation). */
+export interface RateLimiterStats {
+  /** Requests admitted by `acquire`. */
+  acquired: number;
+  /** Total milliseconds callers spent waiting in `acquire`. */
+  waitedMsTotal: number;
+  /** 429 responses observed (each pauses every process of that key for its Retry-After). */
+  rateLimited: number;
+  /** Pauses this process set from a Retry-After (429 or 409) or from `RateLimit: r=0`. */
+  pauses: number;
+  /** Requests of other clients, inferred from `RateLimit: r=...`, added to the log as phantoms. */
+  foreignRequests: number;
+}
+
+/** A `RateLimiter` that also reports its counters. */
+export interface MeteredRateLimiter extends RateLimiter {
+  stats(): RateLimiterStats;
+}
+
+/** Waits `ms` milliseconds, rejecting with `signal.reason` if the signal aborts first. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;

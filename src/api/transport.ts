@@ -1,0 +1,321 @@
+import type PQueue from 'p-queue';
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import type { TokenProvider } from './auth/types.js';
+import { ApiResponseError, NetworkError, ReceivablesError, TimeoutError } from './errors.js';
+import { encodeMultipart, type MultipartField } from './multipart.js';
+import { parseRateInfo } from './rate-limit/headers.js';
+import type { RateInfo, RateLimiter } from './rate-limit/types.js';
+import { backoffDelay, isRetryable, type RetryPolicy } from './retry.js';
+
+/** Every Public API path starts with this. */
+export const API_PREFIX = '/api/public/v1';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type QueryValue = string | number | boolean | readonly string[] | { toString(): string } | undefined;
+
+/** A request body: JSON (serialised once) or multipart form fields (encoded once). */
+export type RequestBody = { json: unknown } | { multipart: readonly MultipartField[] };
+
+/** One logical API call; retries of it reuse the same bytes and the same Idempotency-Key. */
+export interface RequestOptions {
+  method: HttpMethod;
+  /** Under /api/public/v1, starting with `/`; path segments already encoded. */
+  path: string;
+  /** Arrays become repeated parameters; undefined and empty strings are left out. */
+  query?: Record<string, QueryValue> | undefined;
+  body?: RequestBody | undefined;
+  /** For writes: the key to send (persist it before calling to survive a crash); else one is generated. */
+  idempotencyKey?: string | undefined;
+  /** false for `GET /status`: no token, no rate budget. Default true. */
+  authenticated?: boolean | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** What one logical call cost: the counters the sync's summary adds up. */
+export interface RequestStats {
+  /** HTTP requests sent (attempts). */
+  requests: number;
+  /** 429 answers received. */
+  rateLimited: number;
+  /** Attempts after the first (401 refreshes included). */
+  retries: number;
+  /** Milliseconds spent waiting for the rate limiter and in backoff. */
+  waitedMs: number;
+}
+
+export interface ApiResult<T> {
+  status: number;
+  data: T;
+  /** The server answered with a stored response (`Idempotent-Replay: true`). */
+  replayed: boolean;
+  idempotencyKey: string | undefined;
+  stats: RequestStats;
+}
+
+export interface TransportProps {
+  baseUrl: string;
+  tokens: TokenProvider;
+  limiter: RateLimiter;
+  fetch: typeof fetch;
+  clock: Clock;
+  /** Uniform [0, 1) draws for the backoff jitter. */
+  random: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  logger: Logger;
+  timeoutMs: number;
+  /** Bounds the HTTP requests in flight (waits for the rate limiter happen inside a slot). */
+  queue: PQueue;
+  retry: RetryPolicy;
+  idempotencyKey: () => string;
+  userAgent: string;
+}
+
+/** What endpoint groups need from the transport (tests can fake it). */
+export interface Requester {
+  send<T>(options: RequestOptions): Promise<ApiResult<T>>;
+}
+
+interface Prepared {
+  method: HttpMethod;
+  path: string;
+  url: string;
+  body: string | Uint8Array | undefined;
+  contentType: string | undefined;
+  idempotencyKey: string | undefined;
+  authenticated: boolean;
+  signal: AbortSignal | undefined;
+}
+
+interface RawResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  token: string | undefined;
+  rate: RateInfo;
+}
+
+const emptyStats = (): RequestStats => ({ requests: 0, rateLimited: 0, retries: 0, waitedMs: 0 });
+
+/**
+ * The single request path of the client: rate budget → fetch with a timeout → rate info observed
+ * on every response → one token refresh on 401 → retries with full-jitter backoff (never shorter
+ * than Retry-After) for retryable failures only → the API's error body as `ApiResponseError`.
+ *
+ * Keep-alive: Node's built-in fetch (undici) reuses connections through its global dispatcher by
+ * default, so nothing is configured here; a request that lands on a socket the server just closed
+ * fails as a NetworkError and is retried like any other.
+ */
+export class Transport implements Requester {
+  readonly #props: TransportProps;
+  readonly #log: Logger;
+  readonly totals: RequestStats = emptyStats();
+
+  constructor(props: TransportProps) {
+    this.#props = props;
+    this.#log = props.logger;
+  }
+
+  /** Sends `options` and returns the parsed body (undefined for an empty one). */
+  async request<T>(options: RequestOptions): Promise<T> {
+    return (await this.send<T>(options)).data;
+  }
+
+  async send<T>(options: RequestOptions): Promise<ApiResult<T>> {
+    const prepared = this.#prepare(options);
+    const { retry } = this.#props;
+    const stats = emptyStats();
+    let freshToken: string | undefined;
+    let refreshed = false;
+    for (let attempt = 1; ; attempt++) {
+      let failure: ReceivablesError;
+      try {
+        const raw = await this.#props.queue.add(() => this.#attempt(prepared, freshToken, stats));
+        freshToken = undefined;
+        if (raw.status === 429) this.#count(stats, 'rateLimited', 1);
+        if (raw.status < 400) return this.#success<T>(prepared, raw, stats);
+        if (raw.status === 401 && raw.token !== undefined && !refreshed) {
+          refreshed = true;
+          this.#log.debug({ method: prepared.method, path: prepared.path }, 'token refused, refreshing once');
+          freshToken = await this.#props.tokens.invalidate(raw.token);
+          this.#count(stats, 'retries', 1);
+          continue;
+        }
+        failure = toApiError(prepared, raw);
+      } catch (error) {
+        if (!(error instanceof ReceivablesError)) throw error;
+        failure = error;
+      }
+      if (!isRetryable(failure) || attempt >= retry.maxAttempts) throw failure;
+      const retryAfterMs =
+        failure instanceof ApiResponseError && failure.retryAfterSeconds !== undefined
+          ? failure.retryAfterSeconds * 1000
+          : undefined;
+      const delayMs = backoffDelay({
+        retry: attempt - 1,
+        policy: retry,
+        random: this.#props.random,
+        retryAfterMs,
+      });
+      this.#log.info(
+        { method: prepared.method, path: prepared.path, attempt, code: failure.code, delayMs },
+        'request failed, retrying',
+      );
+      await this.#props.sleep(delayMs, prepared.signal);
+      this.#count(stats, 'waitedMs', delayMs);
+      this.#count(stats, 'retries', 1);
+    }
+  }
+
+  #prepare(options: RequestOptions): Prepared {
+    const url = new URL(`${this.#props.baseUrl.replace(/\/+$/, '')}${API_PREFIX}${options.path}`);
+    for (const [name, value] of Object.entries(options.query ?? {}))
+      appendQuery(url.searchParams, name, value);
+    let body: Prepared['body'];
+    let contentType: string | undefined;
+    if (options.body && 'json' in options.body) {
+      body = JSON.stringify(options.body.json);
+      contentType = 'application/json';
+    } else if (options.body) {
+      const encoded = encodeMultipart(options.body.multipart);
+      body = new Uint8Array(encoded.bytes);
+      contentType = encoded.contentType;
+    }
+    let idempotencyKey: string | undefined;
+    if (options.method !== 'GET') {
+      idempotencyKey = options.idempotencyKey ?? this.#props.idempotencyKey();
+      if (idempotencyKey.length < 1 || idempotencyKey.length > 255) {
+        throw new ReceivablesError(
+          'IDEMPOTENCY_KEY_INVALID',
+          'an Idempotency-Key must be 1 to 255 characters',
+        );
+      }
+    }
+    return {
+      method: options.method,
+      path: `${API_PREFIX}${options.path}`,
+      url: url.toString(),
+      body,
+      contentType,
+      idempotencyKey,
+      authenticated: options.authenticated ?? true,
+      signal: options.signal,
+    };
+  }
+
+  async #attempt(p: Prepared, freshToken: string | undefined, stats: RequestStats): Promise<RawResponse> {
+    const token = p.authenticated ? (freshToken ?? (await this.#props.tokens.getAccessToken())) : undefined;
+    const budget = token === undefined ? undefined : this.#props.tokens.budgetKey(token);
+    if (budget !== undefined)
+      this.#count(stats, 'waitedMs', await this.#props.limiter.acquire(budget, p.signal));
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.#props.userAgent,
+    };
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    if (p.contentType !== undefined) headers['content-type'] = p.contentType;
+    if (p.idempotencyKey !== undefined) headers['idempotency-key'] = p.idempotencyKey;
+    const timeout = AbortSignal.timeout(this.#props.timeoutMs);
+    const signal = p.signal ? AbortSignal.any([p.signal, timeout]) : timeout;
+    const started = this.#props.clock.now().getTime();
+    this.#count(stats, 'requests', 1);
+    let raw: RawResponse;
+    try {
+      const response = await this.#props.fetch(p.url, { method: p.method, headers, body: p.body, signal });
+      const rate: RateInfo = {
+        ...parseRateInfo(response.status, response.headers, { now: this.#props.clock.now() }),
+        elapsedMs: this.#props.clock.now().getTime() - started,
+      };
+      raw = { status: response.status, headers: response.headers, text: await response.text(), token, rate };
+    } catch (error) {
+      if (p.signal?.aborted) throw p.signal.reason;
+      const where = `${p.method} ${p.path}`;
+      if (timeout.aborted) throw new TimeoutError(`${where}: no answer within ${this.#props.timeoutMs} ms`);
+      throw new NetworkError(`${where}: ${describeNetworkError(error)}`, error);
+    }
+    this.#log.debug(
+      {
+        method: p.method,
+        path: p.path,
+        status: raw.status,
+        ms: this.#props.clock.now().getTime() - started,
+        idempotencyKey: p.idempotencyKey,
+        replayed: raw.headers.get('idempotent-replay') === 'true' || undefined,
+      },
+      'api response',
+    );
+    if (budget !== undefined) await this.#observe(budget, raw);
+    return raw;
+  }
+
+  async #observe(budget: string, raw: RawResponse): Promise<void> {
+    try {
+      await this.#props.limiter.observe(budget, raw.rate);
+    } catch (error) {
+      this.#log.warn({ err: error }, 'rate limiter could not record a response');
+    }
+  }
+
+  #success<T>(p: Prepared, raw: RawResponse, stats: RequestStats): ApiResult<T> {
+    let data: unknown;
+    if (raw.text !== '') {
+      try {
+        data = JSON.parse(raw.text);
+      } catch (error) {
+        throw new ReceivablesError('RESPONSE_INVALID', `${p.method} ${p.path}: the answer is not JSON`, {
+          cause: error,
+        });
+      }
+    }
+    return {
+      status: raw.status,
+      data: data as T,
+      replayed: raw.headers.get('idempotent-replay') === 'true',
+      idempotencyKey: p.idempotencyKey,
+      stats,
+    };
+  }
+
+  #count(stats: RequestStats, field: keyof RequestStats, amount: number): void {
+    stats[field] += amount;
+    this.totals[field] += amount;
+  }
+}
+
+function appendQuery(params: URLSearchParams, name: string, value: QueryValue): void {
+  if (value === undefined) return;
+  if (Array.isArray(value)) {
+    for (const item of value) params.append(name, String(item));
+    return;
+  }
+  const text = String(value);
+  if (text !== '') params.append(name, text);
+}
+
+/** The API's error body (message, code, resolution) kept on the error, with Retry-After. */
+function toApiError(p: Prepared, raw: RawResponse): ApiResponseError {
+  let body: { code?: unknown; message?: unknown; resolution?: unknown } = {};
+  try {
+    const parsed: unknown = raw.text === '' ? {} : JSON.parse(raw.text);
+    if (parsed !== null && typeof parsed === 'object') body = parsed;
+  } catch {
+    body = { message: raw.text.slice(0, 200) };
+  }
+  return new ApiResponseError({
+    status: raw.status,
+    method: p.method,
+    path: p.path,
+    apiCode: typeof body.code === 'string' ? body.code : undefined,
+    message: typeof body.message === 'string' ? body.message : undefined,
+    resolution: typeof body.resolution === 'string' ? body.resolution : undefined,
+    retryAfterSeconds: raw.rate.retryAfterSeconds,
+  });
+}
+
+/** undici reports "fetch failed" with the useful part (ECONNRESET, other side closed) in `cause`. */
+function describeNetworkError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause : undefined;
+  const code = cause && 'code' in cause ? ` (${String(cause.code)})` : '';
+  return cause ? `${error.message}: ${cause.message}${code}` : error.message;
+}

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { LOOKBACK_MAX_MS } from '../../../src/api/rate-limit/policy.js';
+import { type LimiterAlgorithm, RedisRateLimiter } from '../../../src/api/rate-limit/redis-limiter.js';
+import { timerSleep } from '../../../src/api/rate-limit/sleep.js';
+import type { RateInfo } from '../../../src/api/rate-limit/types.js';
+import { systemClock } from '../../../src/domain/clock.js';
+import { maxInAnySpan } from '../../support/limiter-worker.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PREFIX = `test-rl-redis-${randomUUID().slice(0, 8)}`;
+
+const policy = (quota: number, windowSeconds: number, extra: Partial<RateInfo> = {}): RateInfo => ({
+  status: 200,
+  policy: { name: 'public-api', quota, windowSeconds },
+  ...extra,
+});
+
+describe('RedisRateLimiter (real Redis, two connections standing for two processes)', () => {
+  const connections: Redis[] = [];
+  let a: RedisRateLimiter;
+  let b: RedisRateLimiter;
+  let key: string;
+
+  const limiter = (redis: Redis, algorithm?: LimiterAlgorithm) =>
+    new RedisRateLimiter({
+      redis,
+      prefix: PREFIX,
+      clock: systemClock,
+      sleep: timerSleep,
+      marginMs: 100,
+      algorithm,
+    });
+
+  beforeAll(() => {
+    connections.push(new Redis(REDIS_URL), new Redis(REDIS_URL));
+    a = limiter(connections[0]!);
+    b = limiter(connections[1]!);
+  });
+  afterAll(async () => {
+    const keys = await connections[0]!.keys(`${PREFIX}:*`);
+    if (keys.length > 0) await connections[0]!.del(...keys);
+    await Promise.all(connections.map((c) => c.quit()));
+  });
+  // A fresh budget per test, so tests do not share logs or pauses.
+  beforeEach(() => {
+    key = `k-${randomUUID().slice(0, 8)}`;
+  });
+
+  /** Acquires `n` times concurrently over both limiters; returns the admission times. */
+  const burst = async (n: number, limiters = [a, b]) => {
+    const times: number[] = [];
+    await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        limiters[i % limiters.length]!.acquire(key).then(() => times.push(Date.now())),
+      ),
+    );
+    return times.sort((x, y) => x - y);
+  };
+
+  it('when two processes burst 12 requests on q=5 w=1 s, then 5 go at once and each next 5 wait for the w + margin span', async () => {
+    await a.observe(key, policy(5, 1));
+    const started = Date.now();
+    const times = await burst(12);
+    expect(maxInAnySpan(times, 1_100)).toBe(5);
+    expect(times[4]! - started).toBeLessThan(100);
+    expect(times[5]! - times[0]!).toBeGreaterThanOrEqual(1_090);
+    expect(times[10]! - times[0]!).toBeGreaterThanOrEqual(2_190);
+    expect(times[11]! - started).toBeLessThan(2_600);
+  });
+
+  it('when one process learns the policy, then the other uses it without having seen a response', async () => {
+    await a.observe(key, policy(6, 60));
+    const started = Date.now();
+    await burst(6, [b]);
+    expect(Date.now() - started).toBeLessThan(200);
+  });
+
+  it('when no process knows the policy yet, then one probe request goes and the others go within ~50 ms of the first answer', async () => {
+    const times: number[] = [];
+    const pending = Array.from({ length: 4 }, () => b.acquire(key).then(() => times.push(Date.now())));
+    await new Promise((r) => setTimeout(r, 150));
+    expect(times).toHaveLength(1);
+    const answered = Date.now();
+    await a.observe(key, policy(10, 60));
+    await Promise.all(pending);
+    expect(Math.max(...times) - answered).toBeLessThan(150);
+  });
+
+  it('when one process observes a 429 with Retry-After 1, then the other waits about 1 s', async () => {
+    await a.observe(key, policy(100, 60));
+    await a.observe(key, { status: 429, retryAfterSeconds: 1, remaining: 0, resetSeconds: 1 });
+    const waited = await b.acquire(key);
+    expect(waited).toBeGreaterThanOrEqual(950);
+    expect(waited).toBeLessThan(1_300);
+    expect(a.stats()).toMatchObject({ rateLimited: 1, pauses: 1 });
+  });
+
+  it('when RateLimit shows other clients on the token, then their requests join the shared log and r=0 pauses every process for t', async () => {
+    await a.observe(key, policy(10, 60));
+    await burst(2);
+    await a.observe(key, policy(10, 60, { remaining: 5, resetSeconds: 60 }));
+    const redis = connections[0]!;
+    expect(await redis.zcard(a.keysOf(key).log)).toBe(5);
+    await b.observe(key, policy(10, 60, { remaining: 0, resetSeconds: 2 }));
+    expect(await redis.zcard(a.keysOf(key).log)).toBe(10);
+    const pauseTtl = await redis.pttl(a.keysOf(key).pause);
+    expect(pauseTtl).toBeGreaterThan(1_500);
+    expect(pauseTtl).toBeLessThanOrEqual(2_000);
+    expect(a.stats().foreignRequests + b.stats().foreignRequests).toBeGreaterThanOrEqual(8);
+  });
+
+  it('when RateLimit is fully explained by our own requests, then nothing is added', async () => {
+    await a.observe(key, policy(10, 60));
+    await burst(4);
+    await b.observe(key, policy(10, 60, { remaining: 6, resetSeconds: 60, elapsedMs: 20 }));
+    expect(await connections[0]!.zcard(a.keysOf(key).log)).toBe(4);
+  });
+
+  it('when budgets are written, then every key expires on its own (no cleanup needed in production)', async () => {
+    await a.observe(key, policy(5, 2, { status: 409, retryAfterSeconds: 1 }));
+    expect(await a.acquire(key)).toBeGreaterThanOrEqual(900); // waits out the 409's Retry-After
+    const redis = connections[0]!;
+    const keys = a.keysOf(key);
+    expect(await redis.pttl(keys.log)).toBeGreaterThan(0);
+    expect(await redis.pttl(keys.log)).toBeLessThanOrEqual(2_100 + LOOKBACK_MAX_MS);
+    expect(await redis.pttl(keys.policy)).toBeGreaterThan(0);
+  });
+
+  it('when the token-bucket algorithm runs with q=5 w=1 s, then requests are spaced by (w + margin) / (q - 1)', async () => {
+    const bucketA = limiter(connections[0]!, 'token-bucket');
+    const bucketB = limiter(connections[1]!, 'token-bucket');
+    await bucketA.observe(key, policy(5, 1));
+    const times = await burst(6, [bucketA, bucketB]);
+    expect(maxInAnySpan(times, 1_100)).toBeLessThanOrEqual(5);
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(265);
+  });
+
+  it('when the signal aborts or the limiter closes during a wait, then acquire rejects', async () => {
+    const c = limiter(connections[1]!);
+    await a.observe(key, { status: 429, retryAfterSeconds: 30 });
+    await expect(c.acquire(key, AbortSignal.timeout(50))).rejects.toMatchObject({ name: 'TimeoutError' });
+    const waiting = c.acquire(key);
+    await new Promise((r) => setTimeout(r, 50));
+    await c.close();
+    await expect(waiting).rejects.toMatchObject({ code: 'RATE_LIMITER_CLOSED' });
+  });
+});

@@ -1,0 +1,206 @@
+/**
+ * A child process for the multi-process rate-limiter tests and `bench/limiter.ts`: it runs
+ * `concurrency` requests in flight (p-queue) of `GET /api/public/v1/organizations` with one token,
+ * each admitted by the Redis limiter and observed, until `durationMs` after the parent says "go".
+ *
+ * Run: `node --import tsx test/support/limiter-worker.ts '<WorkerArgs JSON>'`. It prints
+ * `{"ready":true}` once connected, waits for a `go` line on stdin, then prints one `WorkerReport`
+ * JSON line and exits. The parent side is `spawnLimiterWorkers`.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import PQueue from 'p-queue';
+import { parseRateInfo } from '../../src/api/rate-limit/headers.js';
+import { type LimiterAlgorithm, RedisRateLimiter } from '../../src/api/rate-limit/redis-limiter.js';
+import { timerSleep } from '../../src/api/rate-limit/sleep.js';
+import type { RateLimiterStats } from '../../src/api/rate-limit/types.js';
+import { systemClock } from '../../src/domain/clock.js';
+import type { SandboxDeps } from '../../src/sandbox/context.js';
+
+export interface WorkerArgs {
+  redisUrl: string;
+  prefix: string;
+  /** The budget key (a stand-in for `TokenProvider.budgetKey(token)`). */
+  key: string;
+  baseUrl: string;
+  token: string;
+  concurrency: number;
+  durationMs: number;
+  algorithm?: LimiterAlgorithm;
+  marginMs?: number;
+  /** Pause (ms) a slot takes after each response, to send at a steady pace instead of flat out. */
+  intervalMs?: number;
+}
+
+export interface WorkerRequest {
+  /** `Date.now()` when the limiter admitted the request (just before `fetch`). */
+  sentAt: number;
+  doneAt: number;
+  status: number;
+  waitedMs: number;
+}
+
+export interface WorkerReport {
+  pid: number;
+  requests: WorkerRequest[];
+  stats: RateLimiterStats;
+}
+
+const API_PATH = '/api/public/v1/organizations';
+
+async function runWorker(args: WorkerArgs): Promise<WorkerReport> {
+  const redis = new Redis(args.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  const limiter = new RedisRateLimiter({
+    redis,
+    prefix: args.prefix,
+    clock: systemClock,
+    sleep: timerSleep,
+    algorithm: args.algorithm,
+    marginMs: args.marginMs,
+  });
+  process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+  await waitForGo();
+
+  const deadline = Date.now() + args.durationMs;
+  const stop = AbortSignal.timeout(args.durationMs);
+  const requests: WorkerRequest[] = [];
+  const queue = new PQueue({ concurrency: args.concurrency });
+  const one = async () => {
+    let waitedMs: number;
+    try {
+      waitedMs = await limiter.acquire(args.key, stop);
+    } catch {
+      return; // the run is over while waiting: nothing was sent
+    }
+    const sentAt = Date.now();
+    const response = await fetch(new URL(API_PATH, args.baseUrl), {
+      headers: { authorization: `Bearer ${args.token}` },
+    });
+    await response.arrayBuffer();
+    const doneAt = Date.now();
+    await limiter.observe(args.key, {
+      ...parseRateInfo(response.status, response.headers),
+      elapsedMs: doneAt - sentAt,
+    });
+    requests.push({ sentAt, doneAt, status: response.status, waitedMs });
+    if (args.intervalMs) await timerSleep(args.intervalMs);
+  };
+  // Keeps `concurrency` tasks in the queue until the deadline.
+  const feed = async () => {
+    while (Date.now() < deadline) await queue.add(one);
+  };
+  await Promise.all(Array.from({ length: args.concurrency }, feed));
+  await queue.onIdle();
+  await limiter.close();
+  await redis.quit();
+  return { pid: process.pid, requests, stats: limiter.stats() };
+}
+
+function waitForGo(): Promise<void> {
+  return new Promise((resolve) => {
+    const lines = createInterface({ input: process.stdin });
+    lines.on('line', (line) => {
+      if (line.trim() === 'go') {
+        lines.close();
+        resolve();
+      }
+    });
+  });
+}
+
+// ---- parent side ----
+
+export interface RunningWorkers {
+  /** Starts every worker at once; resolves with their reports when all have exited. */
+  go(): Promise<WorkerReport[]>;
+  /** Kills the workers still running (cleanup after a failure). */
+  kill(): void;
+}
+
+/** Spawns `count` workers and resolves once all of them are connected and waiting for "go". */
+export async function spawnLimiterWorkers(count: number, args: WorkerArgs): Promise<RunningWorkers> {
+  const script = fileURLToPath(import.meta.url);
+  const children: ChildProcessWithoutNullStreams[] = [];
+  const reports: Promise<WorkerReport>[] = [];
+  const ready: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(args)], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += String(chunk);
+    });
+    const lines = createInterface({ input: child.stdout });
+    let markReady!: () => void;
+    ready.push(new Promise<void>((resolve) => (markReady = resolve)));
+    reports.push(
+      new Promise<WorkerReport>((resolve, reject) => {
+        let report: WorkerReport | undefined;
+        lines.on('line', (line) => {
+          const message = JSON.parse(line);
+          if (message.ready) markReady();
+          else report = message as WorkerReport;
+        });
+        child.on('exit', (code) =>
+          report && code === 0 ? resolve(report) : reject(new Error(`worker exited ${code}: ${stderr}`)),
+        );
+      }),
+    );
+    // A worker that dies before "ready" must fail the start, not hang it.
+    ready[i] = Promise.race([ready[i]!, reports[i]!.then(() => undefined)]);
+  }
+  await Promise.all(ready);
+  return {
+    go: () => {
+      for (const child of children) child.stdin.write('go\n');
+      return Promise.all(reports);
+    },
+    kill: () => {
+      for (const child of children) if (child.exitCode === null) child.kill();
+    },
+  };
+}
+
+/** Records the time (ms) of every request the sandbox's API limiter counted, and the refusals. */
+export function countSandboxRequests(deps: SandboxDeps): { counted: number[]; refused: () => number } {
+  const counted: number[] = [];
+  let refused = 0;
+  const limiter = deps.apiLimiter;
+  const take = limiter.take.bind(limiter);
+  limiter.take = (key, nowMs) => {
+    const decision = take(key, nowMs);
+    if (decision.allowed) counted.push(nowMs);
+    else refused++;
+    return decision;
+  };
+  return { counted, refused: () => refused };
+}
+
+/** Largest number of `times` in any half-open interval of `spanMs`. */
+export function maxInAnySpan(times: number[], spanMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let max = 0;
+  let from = 0;
+  for (let to = 0; to < sorted.length; to++) {
+    while (sorted[to]! - sorted[from]! >= spanMs) from++;
+    max = Math.max(max, to - from + 1);
+  }
+  return max;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  runWorker(JSON.parse(process.argv[2]!) as WorkerArgs).then(
+    (report) => {
+      process.stdout.write(`${JSON.stringify(report)}\n`, () => process.exit(0));
+    },
+    (error) => {
+      process.stderr.write(`${error?.stack ?? error}\n`);
+      process.exit(1);
+    },
+  );
+}
