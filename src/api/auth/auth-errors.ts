@@ -1,0 +1,47 @@
+import { ReceivablesError } from '../errors.js';
+
+/**
+ * Errors of the auth module. None carries a token, a code or a verifier in its message: they end up
+ * in logs and on the terminal.
+ */
+
+/** The server's discovery documents are missing, malformed or inconsistent (RFC 9728 / RFC 8414). */
+export class DiscoveryError extends ReceivablesError {
+  constructor(message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super('AUTH_DISCOVERY_FAILED', message, options);
+  }
+}
+
+/** The interactive login did not complete: refused, timed out, wrong state, failed exchange. */
+export class LoginFlowError extends ReceivablesError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('AUTH_LOGIN_FAILED', message, options);
+  }
+}
+
+/** The credentials file cannot be read or written: wrong key, tampered file, missing key, I/O. */
+export class CredentialStoreError extends ReceivablesError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('AUTH_CREDENTIALS_UNUSABLE', message, options);
+  }
+}
+
+/**
+ * The token endpoint failed for a reason that may pass (5xx, 429 beyond our patience, network).
+ * The stored refresh token is kept: the next attempt may succeed.
+ */
+export class TokenEndpointError extends ReceivablesError {
+  constructor(message: string, options: { cause?: unknown; retryable?: boolean } = {}) {
+    super('AUTH_TOKEN_ENDPOINT_FAILED', message, {
+      retryable: options.retryable ?? true,
+      cause: options.cause,
+    });
+  }
+}
+
+/** Another process held the refresh lock for longer than we could wait. */
+export class RefreshLockTimeoutError extends ReceivablesError {
+  constructor(message: string) {
+    super('AUTH_REFRESH_LOCK_TIMEOUT', message, { retryable: true });
+  }
+}

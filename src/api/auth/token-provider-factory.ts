@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import type { Redis } from 'ioredis';
+import type { Config, Secrets } from '../../config/schema.js';
+import { type Clock, systemClock } from '../../domain/clock.js';
+import type { Logger } from '../../logging/logger.js';
+import { LoginRequiredError } from '../errors.js';
+import type { MeteredRateLimiter } from '../rate-limit/types.js';
+import { discover } from './discovery.js';
+import { EncryptedFileStore } from './encrypted-file-store.js';
+import { FileRefreshLock } from './file-refresh-lock.js';
+import { RedisRefreshLock } from './redis-refresh-lock.js';
+import { CompositeRefreshLock, type RefreshLock } from './refresh-lock.js';
+import { RefreshingTokenProvider } from './refreshing-token-provider.js';
+import { StaticTokenProvider } from './static-token-provider.js';
+import { TokenEndpointClient } from './token-endpoint.js';
+import { createTokenEndpointLimiter } from './token-endpoint-limiter.js';
+import type { CredentialStore } from './token-storage.js';
+import type { TokenProvider } from './types.js';
+
+export interface AuthSetup {
+  config: {
+    api: Pick<Config['api'], 'baseUrl'>;
+    auth: Config['auth'];
+    state: Pick<Config['state'], 'dataDir'>;
+  };
+  secrets: Pick<Secrets, 'accessToken' | 'refreshToken' | 'tokenKey'>;
+  log: Logger;
+  fetch?: typeof fetch;
+  clock?: Clock;
+  /**
+   * When given, the token-endpoint budget is shared by every process through Redis, and refreshes
+   * also take a Redis lock (after the file lock). Without it, `sync --once` still refreshes safely:
+   * the file lock covers every process sharing the credentials file.
+   */
+  redis?: Redis;
+  /** Prefix of every Redis key, as for the API limiter. Default `receivables-sync`. */
+  redisPrefix?: string;
+  /** Default `${state.dataDir}/credentials.enc`. */
+  credentialsPath?: string;
+}
+
+/** The pieces of auth, for the CLI's `auth` commands and for the token provider. */
+export interface AuthComponents {
+  store: CredentialStore;
+  lock: RefreshLock;
+  limiter: MeteredRateLimiter;
+  tokenEndpoint: TokenEndpointClient;
+}
+
+export const credentialsPathOf = (config: { state: { dataDir: string } }) =>
+  join(config.state.dataDir, 'credentials.enc');
+
+export function createAuthComponents(setup: AuthSetup): AuthComponents {
+  const path = resolve(setup.credentialsPath ?? credentialsPathOf(setup.config));
+  const prefix = setup.redisPrefix ?? 'receivables-sync';
+  const clock = setup.clock ?? systemClock;
+  const store = new EncryptedFileStore({ path, tokenKey: setup.secrets.tokenKey, log: setup.log });
+  const fileLock = new FileRefreshLock({ path: `${path}.lock` });
+  const lock = setup.redis
+    ? new CompositeRefreshLock([
+        fileLock,
+        new RedisRefreshLock({ redis: setup.redis, key: `${prefix}:auth:refresh-lock:${hashOf(path)}` }),
+      ])
+    : fileLock;
+  const limiter = createTokenEndpointLimiter({
+    redis: setup.redis,
+    prefix: setup.redisPrefix,
+    clock,
+    logger: setup.log,
+  });
+  const tokenEndpoint = new TokenEndpointClient({
+    limiter,
+    clock,
+    log: setup.log,
+    ...(setup.fetch ? { fetch: setup.fetch } : {}),
+  });
+  return { store, lock, limiter, tokenEndpoint };
+}
+
+/**
+ * The token provider of the API client: `RECEIVABLES_ACCESS_TOKEN` when set (no refresh), else the
+ * stored credentials of `auth login` / `auth import`, else `RECEIVABLES_REFRESH_TOKEN` exchanged on
+ * first use and persisted (rotated tokens go to the store, the env value is never sent again).
+ */
+export function createTokenProvider(setup: AuthSetup): TokenProvider {
+  if (setup.secrets.accessToken) return new StaticTokenProvider({ accessToken: setup.secrets.accessToken });
+  const log = setup.log.child({ component: 'auth' });
+  const { store, lock, tokenEndpoint } = createAuthComponents({ ...setup, log });
+  const refreshToken = setup.secrets.refreshToken;
+  const baseUrl = setup.config.api.baseUrl;
+  const fetchImpl = setup.fetch;
+  return new RefreshingTokenProvider({
+    store,
+    lock,
+    tokenEndpoint,
+    log,
+    ...(setup.clock ? { clock: setup.clock } : {}),
+    ...(refreshToken
+      ? {
+          bootstrap: {
+            refreshToken,
+            describe: async () => {
+              if (!baseUrl)
+                throw new LoginRequiredError('RECEIVABLES_REFRESH_TOKEN needs RECEIVABLES_BASE_URL');
+              const { authorizationServer: as } = await discover({
+                baseUrl,
+                log,
+                ...(fetchImpl ? { fetch: fetchImpl } : {}),
+              });
+              return {
+                issuer: as.issuer,
+                tokenEndpoint: as.token_endpoint!,
+                clientId: setup.config.auth.clientId,
+              };
+            },
+          },
+        }
+      : {}),
+  });
+}
+
+const hashOf = (value: string) => createHash('sha256').update(value).digest('hex').slice(0, 16);
