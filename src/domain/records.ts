@@ -1,0 +1,92 @@
+/**
+ * Records as a source emits them, after validation: the CSV contract's columns, typed.
+ * Money stays a decimal string; document dates are year/month/day parts.
+ */
+
+export interface DateParts {
+  year: number;
+  month: number;
+  day: number;
+}
+
+export interface Address {
+  street: string | null;
+  city: string | null;
+  postalCode: string | null;
+  country: string | null;
+}
+
+export type RecordKind = 'account' | 'invoice' | 'creditNote';
+export type Stream = 'accounts' | 'invoices' | 'creditNotes';
+
+export const STREAM_OF: Readonly<Record<RecordKind, Stream>> = {
+  account: 'accounts',
+  invoice: 'invoices',
+  creditNote: 'creditNotes',
+};
+
+/** Streams in the order a pass handles them: accounts before the documents that need them. */
+export const STREAM_ORDER: readonly Stream[] = ['accounts', 'invoices', 'creditNotes'];
+
+export interface AccountRecord {
+  kind: 'account';
+  sourceId: string;
+  fullName: string;
+  currencyCode: string;
+  billingAddress: Address;
+  /** Tag names. */
+  tags: string[];
+  updatedAt: string | null;
+  /** Set by sources that track deletions (SQL tombstones): unlink the account's source. */
+  deleted?: boolean;
+}
+
+export interface InvoiceRecord {
+  kind: 'invoice';
+  sourceId: string;
+  accountSourceId: string;
+  number: string;
+  issuedDate: DateParts;
+  dueDate: DateParts;
+  totalAmount: string;
+  taxAmount: string;
+  /** null = the account's address. */
+  billingAddress: Address | null;
+  /** Absolute path of a PDF checked by the source; null = render one from the row. */
+  file: string | null;
+  paidAmount: string | null;
+  updatedAt: string | null;
+}
+
+export interface CreditNoteRecord {
+  kind: 'creditNote';
+  sourceId: string;
+  accountSourceId: string;
+  number: string;
+  issuedDate: DateParts;
+  totalAmount: string;
+  taxAmount: string;
+  file: string | null;
+  updatedAt: string | null;
+}
+
+export type SourceRecord = AccountRecord | InvoiceRecord | CreditNoteRecord;
+
+/** Where a record came from, for error reports (a CSV file and line, a SQL row id...). */
+export interface RecordOrigin {
+  file?: string;
+  line?: number;
+}
+
+/** A row a source refused: it never reaches the API, and it is recorded as a failure. */
+export interface RowProblem {
+  kind: RecordKind;
+  /** The row's sourceId when it could be read, else a synthetic key like `file.csv:12`. */
+  sourceKey: string;
+  file?: string;
+  line?: number;
+  column?: string;
+  reason: string;
+  /** The raw row, kept so the failure can be retried once the data is fixed. */
+  raw?: Record<string, string>;
+}

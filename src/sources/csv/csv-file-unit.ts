@@ -1,0 +1,262 @@
+import type { RecordOrigin, RowProblem, SourceRecord, Stream } from '../../domain/records.js';
+import type { DownstreamFailure, SourceBatch, SourceUnit } from '../source.js';
+import { KIND_OF_STREAM, type ResolvedHeader } from './columns.js';
+import { CsvParseFailure, type CsvRow, readCsvRows } from './csv-rows.js';
+import { countFailedRows, ProblemSpool, type ReportEntry, writeErrorReport } from './error-report.js';
+import { CsvSourceError } from './errors.js';
+import { archiveDay, type ClaimedFile, type DropContext, rejectFile } from './file-settlement.js';
+import { FirstSeenIndex } from './first-seen-index.js';
+import { resolvePdf } from './pdf-file.js';
+import { RECORD_BUILDERS, type RowIssue, type RowView } from './record-builders.js';
+
+export interface CsvFileUnitProps {
+  ctx: DropContext;
+  file: ClaimedFile;
+  header: ResolvedHeader;
+  /** The drop folder's realpath: `file` columns must resolve under it. */
+  dropRealPath: string;
+  batchSize: number;
+}
+
+type State = 'new' | 'reading' | 'drained' | 'settled';
+
+interface CheckedRow {
+  record: SourceRecord | null;
+  issues: RowIssue[];
+  sourceId: string;
+  duplicate: boolean;
+  /** The `file` column as written; '' when empty (or an accounts file). */
+  pdfText: string;
+}
+
+/**
+ * One claimed CSV file as a unit of work: `batches()` streams its rows as validated records and
+ * refused rows; `complete` archives it (with the report of failed rows); `abandon` rejects it;
+ * `release` puts it back in the drop folder. In a dry run the file was never claimed: all three
+ * leave it where it is.
+ */
+export class CsvFileUnit implements SourceUnit {
+  readonly name: string;
+  readonly stream: Stream;
+  readonly #props: CsvFileUnitProps;
+  readonly #spool: ProblemSpool;
+  /** sourceId -> the line it was first seen on: a second row with the same id is refused. */
+  readonly #firstLineOf = new FirstSeenIndex();
+  /** Lines refused here: the engine hands their failures back to `complete`, the report has them already. */
+  readonly #refusedLines = new Set<number>();
+  #state: State = 'new';
+  #rows = 0;
+
+  /** True once the file was archived, rejected or released (or, in a dry run, the unit finished). */
+  get settled(): boolean {
+    return this.#state === 'settled';
+  }
+
+  constructor(props: CsvFileUnitProps) {
+    this.#props = props;
+    this.name = props.file.name;
+    this.stream = props.file.stream;
+    this.#spool = new ProblemSpool(props.ctx.dryRun ? null : `${props.file.path}.problems.ndjson`);
+  }
+
+  async *batches(): AsyncGenerator<SourceBatch> {
+    if (this.#state !== 'new')
+      throw new CsvSourceError('CSV_UNIT_MISUSED', `${this.name}: batches() read twice`);
+    this.#state = 'reading';
+    const { batchSize } = this.#props;
+    let batch: SourceBatch = { records: [], rejected: [] };
+    let header = true;
+    try {
+      for await (const rows of readCsvRows(this.#props.file.path)) {
+        for (const row of rows) {
+          if (header) {
+            header = false; // checked before the unit was handed out
+            continue;
+          }
+          if (isBlank(row.fields)) continue; // spreadsheets leave rows of empty cells
+          this.#rows++;
+          const waiting = this.#take(row, batch);
+          if (waiting !== undefined) await waiting;
+          if (batch.records.length + batch.rejected.length >= batchSize) {
+            yield batch;
+            batch = { records: [], rejected: [] };
+          }
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof CsvParseFailure)) throw error;
+      // The rows before the failure were read and go on; the rest of the file cannot be read.
+      this.#rows++;
+      const reason = `the file cannot be read from this line on, the rest of it was skipped: ${error.message}`;
+      await this.#refuse(batch, { line: error.line, column: '', sourceId: '', reason, fields: [] });
+    }
+    if (batch.records.length + batch.rejected.length > 0) yield batch;
+    this.#state = 'drained';
+  }
+
+  async complete(outcome: { failures: DownstreamFailure[] }): Promise<void> {
+    if (this.#state !== 'drained') {
+      throw new CsvSourceError('CSV_UNIT_MISUSED', `${this.name}: complete() before batches() was drained`);
+    }
+    const { ctx, file } = this.#props;
+    if (ctx.dryRun) {
+      this.#state = 'settled';
+      return;
+    }
+    await this.#spool.close();
+    const archivedPath = await ctx.folder.archive(file.name, archiveDay(ctx.clock));
+    // Settled once the file left `.processing/`: before that, a failure can still release it.
+    this.#state = 'settled';
+    const downstream = outcome.failures.filter(
+      (failure) => failure.origin.line === undefined || !this.#refusedLines.has(failure.origin.line),
+    );
+    const failedRows = countFailedRows(this.#spool.count, downstream);
+    let reportPath: string | undefined;
+    if (failedRows > 0) {
+      reportPath = `${archivedPath}.errors.csv`;
+      await writeErrorReport({
+        reportPath,
+        headerCells: this.#props.header.cells,
+        spool: this.#spool,
+        downstream,
+        csvPath: archivedPath,
+      });
+    }
+    await this.#spool.discard();
+    await ctx.ledger.record({
+      sourceId: ctx.sourceId,
+      name: file.name,
+      checksum: file.checksum,
+      size: file.size,
+      status: failedRows > 0 ? 'failed' : 'done',
+      rows: this.#rows,
+      failedRows,
+      archivedPath,
+      ...(reportPath === undefined ? {} : { reportPath }),
+      claimedAt: file.claimedAt,
+      finishedAt: ctx.clock.now(),
+    });
+    ctx.log.info(
+      { file: file.name, rows: this.#rows, failedRows, archivedPath, reportPath },
+      'file archived',
+    );
+  }
+
+  async abandon(reason: string): Promise<void> {
+    if (this.#state === 'settled') return;
+    this.#state = 'settled';
+    await this.#spool.discard();
+    if (this.#props.ctx.dryRun) return;
+    await rejectFile(this.#props.ctx, this.#props.file, reason, { rows: this.#rows, failedRows: 0 });
+  }
+
+  async release(): Promise<void> {
+    if (this.#state === 'settled') return;
+    this.#state = 'settled';
+    await this.#spool.discard();
+    const { ctx, file } = this.#props;
+    if (ctx.dryRun) return;
+    // A rename keeps the mtime: the next pass takes the file again at once.
+    await ctx.folder.release(file.name);
+    ctx.log.info({ file: file.name }, 'file released back to the drop folder');
+  }
+
+  /** Takes a row into the batch; returns a promise only when it must wait (a PDF, a refusal to spool). */
+  #take(row: CsvRow, batch: SourceBatch): Promise<void> | undefined {
+    const checked = this.#check(row);
+    if (checked.pdfText === '') return this.#settle(row, batch, checked, null);
+    return resolvePdf(this.#props.dropRealPath, checked.pdfText).then((pdf) => {
+      if (!pdf.ok) checked.issues.push({ column: 'file', reason: pdf.reason });
+      return this.#settle(row, batch, checked, pdf.ok ? pdf.value : null);
+    });
+  }
+
+  /** Everything that needs no file system: field count, values, duplicate sourceId. */
+  #check(row: CsvRow): CheckedRow {
+    const { header, file } = this.#props;
+    const view = rowView(row.fields, header.index);
+    const built = RECORD_BUILDERS[file.stream](view);
+    const issues: RowIssue[] = [...built.issues];
+    if (row.fields.length !== header.cells.length) {
+      const reason = `the row has ${row.fields.length} fields but the header has ${header.cells.length}`;
+      issues.unshift({ column: '', reason });
+    }
+    const sourceId = view.get('sourceId');
+    const first = sourceId === '' ? undefined : this.#firstLineOf.firstSeen(sourceId, row.line);
+    if (first !== undefined) {
+      issues.push({ column: 'sourceId', reason: `duplicate sourceId in this file (first on line ${first})` });
+    }
+    const pdfText = file.stream === 'accounts' ? '' : view.get('file');
+    return { record: built.record, issues, sourceId, duplicate: first !== undefined, pdfText };
+  }
+
+  #settle(
+    row: CsvRow,
+    batch: SourceBatch,
+    checked: CheckedRow,
+    pdfPath: string | null,
+  ): Promise<void> | undefined {
+    const { record, issues } = checked;
+    if (record !== null && issues.length === 0) {
+      const origin: RecordOrigin = { file: this.name, line: row.line };
+      // Documents carry the checked PDF's absolute path in place of the text the file gave.
+      if (record.kind !== 'account') record.file = pdfPath;
+      batch.records.push({ record, origin });
+      return undefined;
+    }
+    const entry = {
+      line: row.line,
+      column: issues.map((issue) => issue.column).join('; '),
+      sourceId: checked.sourceId,
+      reason: issues.length === 1 ? issues[0]!.reason : issues.map(describeIssue).join('; '),
+      fields: row.fields,
+    };
+    // The valid first row owns the sourceId: a duplicate is keyed by its line, not to shadow it.
+    return this.#refuse(batch, entry, checked.duplicate);
+  }
+
+  /** Refuses a row: into the batch for the engine, and into the spool for the report. */
+  async #refuse(
+    batch: SourceBatch,
+    entry: ReportEntry & { line: number; fields: string[] },
+    keyByLine = false,
+  ): Promise<void> {
+    const { file, header } = this.#props;
+    const problem: RowProblem = {
+      kind: KIND_OF_STREAM[file.stream],
+      sourceKey: entry.sourceId !== '' && !keyByLine ? entry.sourceId : `${file.name}:${entry.line}`,
+      file: file.name,
+      line: entry.line,
+      reason: entry.reason,
+    };
+    if (entry.column !== '') problem.column = entry.column;
+    if (entry.fields.length > 0) problem.raw = rawRecord(header.cells, entry.fields);
+    batch.rejected.push(problem);
+    this.#refusedLines.add(entry.line);
+    await this.#spool.add(entry);
+  }
+}
+
+const describeIssue = (issue: RowIssue): string =>
+  issue.column === '' ? issue.reason : `${issue.column}: ${issue.reason}`;
+
+const isBlank = (fields: readonly string[]): boolean => fields.every((field) => field.trim() === '');
+
+function rowView(fields: readonly string[], index: ReadonlyMap<string, number>): RowView {
+  return {
+    get(column: string): string {
+      const i = index.get(column);
+      return i === undefined ? '' : (fields[i] ?? '').trim();
+    },
+  };
+}
+
+/** The row under the file's own header names (`#7` for a field beyond the header or unnamed). */
+function rawRecord(cells: readonly string[], fields: readonly string[]): Record<string, string> {
+  const raw: Record<string, string> = {};
+  for (const [i, value] of fields.entries()) {
+    const name = cells[i];
+    raw[name === undefined || name === '' ? `#${i + 1}` : name] = value;
+  }
+  return raw;
+}

@@ -1,0 +1,231 @@
+import { realpath } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { SourceConfig } from '../../config/schema.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Stream } from '../../domain/records.js';
+import type { Logger } from '../../logging/logger.js';
+import type { Source, SourceUnit } from '../source.js';
+import { assertValidMapping, type HeaderResolution, resolveHeader } from './columns.js';
+import { CsvFileUnit } from './csv-file-unit.js';
+import { CsvParseFailure, readCsvRows } from './csv-rows.js';
+import { DropFolder } from './drop-folder.js';
+import { inspectFile } from './file-inspection.js';
+import { orderDropFiles, StabilityTracker } from './file-selection.js';
+import { archiveDuplicate, type ClaimedFile, type DropContext, rejectFile } from './file-settlement.js';
+import type { DropFileLedger } from './ledger.js';
+
+export type CsvSourceConfig = Extract<SourceConfig, { type: 'csv' }>;
+
+export interface CsvSourceProps {
+  /** The `sources[]` entry: `dropDir`, `stableSeconds`, `mapping` (your header -> contract column). */
+  config: CsvSourceConfig;
+  /** "Now", compared with file mtimes, and the date of the archive folder. */
+  clock: Clock;
+  logger: Logger;
+  /** Remembers every file taken, by checksum, to recognise the same content dropped twice. */
+  ledger: DropFileLedger;
+  /** Rows (records + refused rows) per batch; default 500. */
+  batchSize?: number;
+  /**
+   * Read only (`sync --dry-run`): files are read in place, never claimed, moved or recorded;
+   * duplicates and unreadable files are only reported. Default false.
+   */
+  dryRun?: boolean;
+}
+
+/** What the last pass did with the files it looked at, by name. */
+export interface CsvPassSummary {
+  /** Handed out as units. */
+  taken: string[];
+  /** Same content already synced: archived without syncing. */
+  duplicates: string[];
+  /** Unreadable before any row was used (encoding, header): moved to `rejected/`. */
+  rejected: string[];
+  /** Not complete yet (modified less than `stableSeconds` ago): left for a later pass. */
+  waiting: string[];
+  /** Claimed by another process meanwhile, or changed while being claimed. */
+  skipped: string[];
+  /** Left in `.processing/` by a process that died; put back in the drop folder and taken again. */
+  recovered: string[];
+}
+
+export interface CsvSource extends Source {
+  readonly type: 'csv';
+  /** The summary of the latest (or running) pass. */
+  lastPass(): CsvPassSummary;
+}
+
+/**
+ * The CSV drop folder source. Each pass lists the folder's root, keeps the files named
+ * `accounts*.csv`, `invoices*.csv`, `credit-notes*.csv` (any case) in stream then name order, and
+ * for each complete one: claims it (rename into `.processing/`), checksums it, and hands it out as a
+ * unit unless it is a duplicate or unreadable. Files are claimed one at a time, as the engine asks
+ * for the next unit, so a pass stopped early leaves the rest in place.
+ *
+ * @example
+ *   const source = createCsvSource({ config, clock: systemClock, logger, ledger });
+ *   for await (const unit of source.units()) {
+ *     for await (const batch of unit.batches()) await sync(batch);
+ *     await unit.complete({ failures });
+ *   }
+ */
+export function createCsvSource(props: CsvSourceProps): CsvSource {
+  const { config, clock, ledger } = props;
+  assertValidMapping(config.id, config.mapping);
+  const batchSize = props.batchSize ?? 500;
+  const dryRun = props.dryRun ?? false;
+  const folder = new DropFolder(resolve(config.dropDir), clock);
+  // The caller binds the source id to its logger (one child per source, made where sources are built).
+  const log = props.logger;
+  const ctx: DropContext = { sourceId: config.id, dryRun, folder, ledger, clock, log };
+  const stability = new StabilityTracker(config.stableSeconds);
+  let summary = emptySummary();
+
+  /** Checks a claimed file before any row is used; null when it was settled here. */
+  async function prepare(name: string, stream: Stream, dropRealPath: string): Promise<CsvFileUnit | null> {
+    const path = dryRun ? join(folder.root, name) : folder.processingPath(name);
+    const claimedAt = clock.now();
+    const inspection = await inspectFile(path);
+    const { checksum, size } = inspection;
+    const file: ClaimedFile = { name, path, stream, checksum, size, claimedAt };
+    const previous = await ledger.seen(config.id, checksum);
+    if (previous !== null && (previous.status === 'done' || previous.status === 'duplicate')) {
+      summary.duplicates.push(name);
+      if (dryRun) log.info({ file: name, checksum }, 'duplicate file: would be archived without syncing');
+      else await archiveDuplicate(ctx, file, previous);
+      return null;
+    }
+    const resolution: HeaderResolution = inspection.invalidUtf8
+      ? {
+          ok: false,
+          reason:
+            `not valid UTF-8: the first invalid byte is at offset ${inspection.invalidUtf8.offset} ` +
+            `(line ${inspection.invalidUtf8.line}); save the file as UTF-8`,
+        }
+      : await readHeader(path, stream, config.mapping);
+    if (!resolution.ok) {
+      summary.rejected.push(name);
+      if (dryRun) log.warn({ file: name, reason: resolution.reason }, 'file would be rejected');
+      else await rejectFile(ctx, file, resolution.reason);
+      return null;
+    }
+    if (resolution.header.unknown.length > 0) {
+      log.info({ file: name, columns: resolution.header.unknown }, 'unknown columns ignored');
+    }
+    log.debug({ file: name, checksum: file.checksum, size: file.size }, 'file claimed');
+    return new CsvFileUnit({ ctx, file, header: resolution.header, dropRealPath, batchSize });
+  }
+
+  async function recoverStaleClaims(): Promise<void> {
+    for (const { name, outcome } of await folder.recoverStaleClaims()) {
+      if (outcome === 'recovered') {
+        summary.recovered.push(name);
+        log.warn(
+          { file: name },
+          'file left in .processing by an interrupted pass, put back to be taken again',
+        );
+      } else {
+        log.warn(
+          { file: name },
+          'file left in .processing by an interrupted pass, and a newer file of that name waits: move one of them',
+        );
+      }
+    }
+  }
+
+  async function* units(signal?: AbortSignal): AsyncGenerator<SourceUnit> {
+    summary = emptySummary();
+    if (!dryRun) await recoverStaleClaims();
+    const names = await folder.listRootFiles();
+    stability.retainOnly(new Set(names));
+    const dropRealPath = await realpath(folder.root);
+    let current: CsvFileUnit | null = null;
+    let finished = false;
+    try {
+      for (const { name, stream } of orderDropFiles(names)) {
+        if (signal?.aborted) break;
+        if (!(await claim(name))) continue;
+        try {
+          current = await prepare(name, stream, dropRealPath);
+        } catch (error) {
+          // An I/O fault, not bad data: put the file back for the next pass.
+          if (!dryRun) await folder.release(name).catch(() => undefined);
+          throw error;
+        }
+        if (current !== null) {
+          summary.taken.push(name);
+          yield current;
+        }
+      }
+      finished = true;
+    } finally {
+      // The engine stopped mid-pass (it threw, or broke out of the loop) before settling the unit
+      // it held: put that file back rather than leave it claimed until this process exits.
+      if (!finished && current !== null && !current.settled) {
+        await current.release().catch((error: unknown) => {
+          log.error({ file: current?.name, err: error }, 'could not put an unfinished file back');
+        });
+      }
+    }
+  }
+
+  /** Checks that a file is complete and claims it (in a dry run, only the former). */
+  async function claim(name: string): Promise<boolean> {
+    const stamp = await folder.stampOf(name);
+    if (stamp === null) return false;
+    if (!stability.isComplete(name, stamp, clock.now().getTime())) {
+      summary.waiting.push(name);
+      log.debug(
+        { file: name, stableSeconds: config.stableSeconds },
+        'file not complete yet, left for a later pass',
+      );
+      return false;
+    }
+    const claimed = dryRun ? 'claimed' : await folder.claim(name, stamp);
+    if (claimed !== 'claimed') {
+      summary.skipped.push(name);
+      log[claimed === 'busy' ? 'warn' : 'debug'](
+        { file: name, claim: claimed },
+        claimSkippedMessage[claimed],
+      );
+      return false;
+    }
+    stability.forget(name);
+    return true;
+  }
+
+  return { id: config.id, type: 'csv', units, lastPass: () => summary };
+}
+
+const claimSkippedMessage = {
+  gone: 'file claimed by another process',
+  busy: 'a file of that name is still in .processing; this one waits for it to finish',
+  changed: 'file changed while being claimed, left for a later pass',
+} as const;
+
+const emptySummary = (): CsvPassSummary => ({
+  taken: [],
+  duplicates: [],
+  rejected: [],
+  waiting: [],
+  skipped: [],
+  recovered: [],
+});
+
+/** Reads and matches the header row alone; the unit reads the file again from the start. */
+async function readHeader(
+  path: string,
+  stream: Stream,
+  mapping: Readonly<Record<string, string>>,
+): Promise<HeaderResolution> {
+  try {
+    for await (const rows of readCsvRows(path)) {
+      const first = rows[0];
+      if (first !== undefined) return resolveHeader(stream, first.fields, mapping);
+    }
+  } catch (error) {
+    if (!(error instanceof CsvParseFailure)) throw error;
+    return { ok: false, reason: `the header row cannot be read: ${error.message}` };
+  }
+  return { ok: false, reason: 'the file is empty: a header row is required' };
+}

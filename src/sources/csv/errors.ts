@@ -1,0 +1,19 @@
+/** Stable codes of the CSV source's own errors (not row problems: those are data, reported per row). */
+export type CsvSourceErrorCode =
+  /** A `mapping` target names no contract column. */
+  | 'CSV_MAPPING_INVALID'
+  /** The drop folder does not exist or is not a directory. */
+  | 'CSV_DROP_DIR_MISSING'
+  /** The engine called `complete` before draining `batches()`, or drained it twice. */
+  | 'CSV_UNIT_MISUSED';
+
+/** An error of the CSV source; none is worth retrying as is (the configuration or the caller must change). */
+export class CsvSourceError extends Error {
+  readonly code: CsvSourceErrorCode;
+  readonly retryable = false;
+  constructor(code: CsvSourceErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'CsvSourceError';
+    this.code = code;
+  }
+}

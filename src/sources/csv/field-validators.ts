@@ -1,0 +1,123 @@
+import { SCALE } from '../../domain/decimal.js';
+import type { DateParts } from '../../domain/records.js';
+
+/**
+ * Checks of single CSV values. Each returns the parsed value, or a reason a person can act on
+ * (quoting the value, saying what is expected). They never throw.
+ */
+export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+const ok = <T>(value: T): Checked<T> => ({ ok: true, value });
+const fail = (reason: string): Checked<never> => ({ ok: false, reason });
+
+const isLeapYear = (year: number): boolean => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+
+export function daysInMonth(year: number, month: number): number {
+  if (month === 2) return isLeapYear(year) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+// These checks run on every row of files of a million rows: they read characters instead of
+// matching regular expressions, so a valid value allocates nothing but its result.
+const isDigitCode = (code: number): boolean => code >= 48 && code <= 57;
+
+/** The number written by the digits at [start, end), or -1 when one is not a digit. */
+function digitsAt(text: string, start: number, end: number): number {
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const code = text.charCodeAt(i);
+    if (!isDigitCode(code)) return -1;
+    value = value * 10 + (code - 48);
+  }
+  return value;
+}
+
+/** Reads `YYYY-MM-DD` at `start`: the parts, or which way it is wrong. */
+function dateAt(text: string, start: number): DateParts | 'format' | 'calendar' {
+  if (text.length < start + 10 || text[start + 4] !== '-' || text[start + 7] !== '-') return 'format';
+  const year = digitsAt(text, start, start + 4);
+  const month = digitsAt(text, start + 5, start + 7);
+  const day = digitsAt(text, start + 8, start + 10);
+  if (year < 0 || month < 0 || day < 0) return 'format';
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return 'calendar';
+  return { year, month, day };
+}
+
+/** `YYYY-MM-DD`, a real calendar date (2026-02-30 is refused). */
+export function checkDate(text: string): Checked<DateParts> {
+  const date = text.length === 10 ? dateAt(text, 0) : 'format';
+  if (date === 'format') return fail(`not a date in the form YYYY-MM-DD: "${text}"`);
+  if (date === 'calendar') return fail(`not a calendar date: "${text}"`);
+  return ok(date);
+}
+
+/**
+ * A plain decimal with a dot, as `isDecimal` of the domain accepts it: an optional sign, digits,
+ * and at most SCALE fraction digits after a dot (`1234.50`, `-3`; never `12,50`, `1e3`, `.5`).
+ */
+export function isPlainDecimal(text: string): boolean {
+  const n = text.length;
+  let i = n > 0 && (text[0] === '+' || text[0] === '-') ? 1 : 0;
+  const integerStart = i;
+  while (i < n && isDigitCode(text.charCodeAt(i))) i++;
+  if (i === integerStart) return false;
+  if (i === n) return true;
+  if (text[i] !== '.') return false;
+  const fractionStart = ++i;
+  while (i < n && isDigitCode(text.charCodeAt(i))) i++;
+  return i === n && i > fractionStart && i - fractionStart <= SCALE;
+}
+
+/** A decimal with a dot and at most 6 fraction digits: `1234.50`, `-3`. Never `12,50`, `1e3`. */
+export function checkAmount(text: string): Checked<string> {
+  if (!isPlainDecimal(text)) return fail(`not an amount (a decimal with a dot, like 1234.50): "${text}"`);
+  return ok(text);
+}
+
+const CURRENCY_RE = /^[A-Z]{3}$/;
+const COUNTRY_RE = /^[A-Z]{2}$/;
+
+/** ISO 4217: three uppercase letters. */
+export function checkCurrency(text: string): Checked<string> {
+  return CURRENCY_RE.test(text) ? ok(text) : fail(`not an ISO 4217 currency code (like EUR): "${text}"`);
+}
+
+/** ISO 3166-1 alpha-2: two uppercase letters. */
+export function checkCountry(text: string): Checked<string> {
+  return COUNTRY_RE.test(text)
+    ? ok(text)
+    : fail(`not an ISO 3166-1 alpha-2 country code (like FR): "${text}"`);
+}
+
+const TIMESTAMP_RE =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** Hours, minutes, seconds and offset within range, once TIMESTAMP_RE fixed where they sit. */
+function timeInRange(text: string): boolean {
+  if (text.length === 10) return true;
+  if (digitsAt(text, 11, 13) > 23 || digitsAt(text, 14, 16) > 59) return false;
+  if (text[16] === ':' && digitsAt(text, 17, 19) > 59) return false;
+  const sign = Math.max(text.lastIndexOf('+'), text.lastIndexOf('-'));
+  if (sign <= 10) return true; // no offset: the date's own hyphens are before position 10
+  return digitsAt(text, sign + 1, sign + 3) <= 23 && digitsAt(text, text.length - 2, text.length) <= 59;
+}
+
+/**
+ * ISO 8601 date or date-time: `2026-01-15`, `2026-01-15T09:30:00Z`, `2026-01-15T09:30:00.123+01:00`.
+ * Kept as written: the value is compared, never re-interpreted in a local time zone.
+ */
+export function checkTimestamp(text: string): Checked<string> {
+  if (TIMESTAMP_RE.test(text) && typeof dateAt(text, 0) !== 'string' && timeInRange(text)) return ok(text);
+  return fail(`not an ISO 8601 date-time (like 2026-01-15T09:30:00Z): "${text}"`);
+}
+
+/** Tag names separated by `|`; blanks dropped, duplicates kept once, order kept. */
+export function parseTags(text: string): string[] {
+  if (text === '') return [];
+  const tags = new Set<string>();
+  for (const part of text.split('|')) {
+    const tag = part.trim();
+    if (tag !== '') tags.add(tag);
+  }
+  return [...tags];
+}

@@ -1,0 +1,91 @@
+import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+
+/**
+ * One streaming read of a claimed file before any row is used: its sha256 (to recognise the same
+ * content dropped twice) and whether it is valid UTF-8. Both must be known before the first row
+ * reaches the API, so they cannot wait for the parse; the read is cheap next to parsing.
+ */
+export interface FileInspection {
+  /** Hex sha256 of the whole file. */
+  checksum: string;
+  size: number;
+  /** Where the first byte that is not UTF-8 sits, or null when the file is valid UTF-8. */
+  invalidUtf8: { offset: number; line: number } | null;
+}
+
+const CHUNK = 1 << 16;
+
+export async function inspectFile(path: string): Promise<FileInspection> {
+  const hash = createHash('sha256');
+  let size = 0;
+  let carry: Buffer = Buffer.alloc(0);
+  let invalidOffset: number | null = null;
+  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK }) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    if (invalidOffset === null) {
+      // A character may straddle two chunks: hold back an incomplete trailing sequence.
+      const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      const cut = data.length - incompleteTailLength(data);
+      const complete = data.subarray(0, cut);
+      if (!isUtf8(complete)) invalidOffset = size - carry.length + firstInvalidUtf8(complete);
+      carry = Buffer.from(data.subarray(cut));
+    }
+    size += chunk.length;
+  }
+  if (invalidOffset === null && carry.length > 0) invalidOffset = size - carry.length;
+  return {
+    checksum: hash.digest('hex'),
+    size,
+    invalidUtf8:
+      invalidOffset === null ? null : { offset: invalidOffset, line: await lineAt(path, invalidOffset) },
+  };
+}
+
+/** The length of a trailing, not yet complete UTF-8 sequence (0 to 3 bytes). */
+export function incompleteTailLength(data: Uint8Array): number {
+  for (let back = 1; back <= Math.min(3, data.length); back++) {
+    const byte = data[data.length - back]!;
+    if (byte < 0x80) return 0;
+    if (byte >= 0xc0) return back < sequenceLength(byte) ? back : 0;
+  }
+  return 0;
+}
+
+const sequenceLength = (lead: number): number => (lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2);
+
+/** Index of the first byte that breaks UTF-8 (only called once `isUtf8` said there is one). */
+export function firstInvalidUtf8(data: Uint8Array): number {
+  // Bisect on prefixes: with `stream: true` a prefix cut inside a valid character is not an error,
+  // so "this prefix holds an invalid sequence" only turns true once, at the first bad byte.
+  let low = 0;
+  let high = data.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(data.subarray(0, mid + 1), { stream: true });
+      low = mid + 1;
+    } catch {
+      high = mid;
+    }
+  }
+  // The decoder fails on the byte that breaks a sequence; the sequence starts at its lead byte.
+  for (let back = 1; back <= 3 && low - back >= 0; back++) {
+    const byte = data[low - back]!;
+    if (byte >= 0xc0) return back < sequenceLength(byte) ? low - back : low;
+    if (byte < 0x80) break;
+  }
+  return low;
+}
+
+/** The 1-based line of byte `offset` (counts `\n` before it); only used to word a rejection. */
+async function lineAt(path: string, offset: number): Promise<number> {
+  if (offset === 0) return 1;
+  let line = 1;
+  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK, end: offset - 1 })) {
+    const buffer = chunk as Buffer;
+    for (let i = buffer.indexOf(10); i !== -1; i = buffer.indexOf(10, i + 1)) line++;
+  }
+  return line;
+}

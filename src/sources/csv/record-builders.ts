@@ -1,0 +1,179 @@
+import { parseDecimal } from '../../domain/decimal.js';
+import type {
+  AccountRecord,
+  Address,
+  CreditNoteRecord,
+  InvoiceRecord,
+  SourceRecord,
+  Stream,
+} from '../../domain/records.js';
+import {
+  type Checked,
+  checkAmount,
+  checkCountry,
+  checkCurrency,
+  checkDate,
+  checkTimestamp,
+  parseTags,
+} from './field-validators.js';
+
+/**
+ * Builds typed records from CSV rows, collecting every problem of a row (not only the first) so
+ * one report line tells the user all there is to fix. Pure: the `file` column's PDF is checked
+ * afterwards by the unit (it needs the file system), so records carry its text as written.
+ */
+
+/** A row's values by contract column: trimmed, `''` when empty or when the column is absent. */
+export interface RowView {
+  get(column: string): string;
+}
+
+export interface RowIssue {
+  column: string;
+  reason: string;
+}
+
+export type Built = { record: SourceRecord; issues: [] } | { record: null; issues: RowIssue[] };
+
+class RowChecker {
+  readonly issues: RowIssue[] = [];
+  constructor(private readonly row: RowView) {}
+
+  required(column: string): string {
+    const value = this.row.get(column);
+    if (value === '') this.issues.push({ column, reason: 'required value is empty' });
+    return value;
+  }
+
+  /** Parses a required column; `null` when it is empty or invalid (the issue is recorded). */
+  parsed<T>(column: string, check: (text: string) => Checked<T>): T | null {
+    const text = this.required(column);
+    return text === '' ? null : this.checked(column, text, check);
+  }
+
+  /** Parses an optional column; `null` when it is empty or invalid. */
+  optional<T>(column: string, check: (text: string) => Checked<T>): T | null {
+    const text = this.row.get(column);
+    return text === '' ? null : this.checked(column, text, check);
+  }
+
+  text(column: string): string | null {
+    const value = this.row.get(column);
+    return value === '' ? null : value;
+  }
+
+  address(): Address {
+    return {
+      street: this.text('billingAddress.street'),
+      city: this.text('billingAddress.city'),
+      postalCode: this.text('billingAddress.postalCode'),
+      country: this.optional('billingAddress.country', checkCountry),
+    };
+  }
+
+  private checked<T>(column: string, text: string, check: (text: string) => Checked<T>): T | null {
+    const result = check(text);
+    if (result.ok) return result.value;
+    this.issues.push({ column, reason: result.reason });
+    return null;
+  }
+}
+
+const isEmptyAddress = (a: Address): boolean =>
+  a.street === null && a.city === null && a.postalCode === null && a.country === null;
+
+function checkPaid(checker: RowChecker, paid: string | null, total: string | null): void {
+  if (paid === null) return;
+  const paidUnits = parseDecimal(paid);
+  if (paidUnits < 0n) {
+    checker.issues.push({ column: 'paidAmount', reason: `cannot be negative: "${paid}"` });
+  } else if (total !== null && paidUnits > parseDecimal(total)) {
+    checker.issues.push({
+      column: 'paidAmount',
+      reason: `is more than totalAmount (${paid} > ${total})`,
+    });
+  }
+}
+
+function buildAccount(row: RowView): Built {
+  const c = new RowChecker(row);
+  const sourceId = c.required('sourceId');
+  const fullName = c.required('fullName');
+  const currencyCode = c.parsed('currencyCode', checkCurrency);
+  const billingAddress = c.address();
+  const tags = parseTags(row.get('tags'));
+  const updatedAt = c.optional('updatedAt', checkTimestamp);
+  if (c.issues.length > 0) return { record: null, issues: c.issues };
+  const record: AccountRecord = {
+    kind: 'account',
+    sourceId,
+    fullName,
+    currencyCode: currencyCode!,
+    billingAddress,
+    tags,
+    updatedAt,
+  };
+  return { record, issues: [] };
+}
+
+function buildInvoice(row: RowView): Built {
+  const c = new RowChecker(row);
+  const sourceId = c.required('sourceId');
+  const accountSourceId = c.required('accountSourceId');
+  const number = c.required('number');
+  const issuedDate = c.parsed('issuedDate', checkDate);
+  const dueDate = c.parsed('dueDate', checkDate);
+  const totalAmount = c.parsed('totalAmount', checkAmount);
+  const taxAmount = c.parsed('taxAmount', checkAmount);
+  const paidAmount = c.optional('paidAmount', checkAmount);
+  checkPaid(c, paidAmount, totalAmount);
+  const address = c.address();
+  const updatedAt = c.optional('updatedAt', checkTimestamp);
+  // A due date before the issue date is unusual but it is the user's data: it is kept.
+  if (c.issues.length > 0) return { record: null, issues: c.issues };
+  const record: InvoiceRecord = {
+    kind: 'invoice',
+    sourceId,
+    accountSourceId,
+    number,
+    issuedDate: issuedDate!,
+    dueDate: dueDate!,
+    totalAmount: totalAmount!,
+    taxAmount: taxAmount!,
+    billingAddress: isEmptyAddress(address) ? null : address,
+    file: c.text('file'),
+    paidAmount,
+    updatedAt,
+  };
+  return { record, issues: [] };
+}
+
+function buildCreditNote(row: RowView): Built {
+  const c = new RowChecker(row);
+  const sourceId = c.required('sourceId');
+  const accountSourceId = c.required('accountSourceId');
+  const number = c.required('number');
+  const issuedDate = c.parsed('issuedDate', checkDate);
+  const totalAmount = c.parsed('totalAmount', checkAmount);
+  const taxAmount = c.parsed('taxAmount', checkAmount);
+  const updatedAt = c.optional('updatedAt', checkTimestamp);
+  if (c.issues.length > 0) return { record: null, issues: c.issues };
+  const record: CreditNoteRecord = {
+    kind: 'creditNote',
+    sourceId,
+    accountSourceId,
+    number,
+    issuedDate: issuedDate!,
+    totalAmount: totalAmount!,
+    taxAmount: taxAmount!,
+    file: c.text('file'),
+    updatedAt,
+  };
+  return { record, issues: [] };
+}
+
+export const RECORD_BUILDERS: Readonly<Record<Stream, (row: RowView) => Built>> = {
+  accounts: buildAccount,
+  invoices: buildInvoice,
+  creditNotes: buildCreditNote,
+};

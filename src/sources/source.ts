@@ -1,0 +1,48 @@
+import type { RecordOrigin, RowProblem, SourceRecord, Stream } from '../domain/records.js';
+
+/** A batch of records read from a source, with the rows it refused. */
+export interface SourceBatch {
+  records: Array<{ record: SourceRecord; origin: RecordOrigin }>;
+  rejected: RowProblem[];
+}
+
+/** A row of a unit that failed after the source let it through (API refusal, missing account...). */
+export interface DownstreamFailure {
+  origin: RecordOrigin;
+  sourceKey: string;
+  column?: string;
+  reason: string;
+}
+
+/**
+ * One piece of work of a source, handled as a whole: a CSV file, a SQL stream since its cursor.
+ * The engine drains `batches()`, then calls `complete` (or `abandon` when it could not finish).
+ */
+export interface SourceUnit {
+  /** Shown in progress and reports: the file name, `billing-db/invoices`, ... */
+  name: string;
+  stream: Stream;
+  batches(): AsyncIterable<SourceBatch>;
+  /**
+   * Every record was synced or recorded as a failure: archive the file and write the report,
+   * or advance the cursor to `cursor` (opaque, source-defined).
+   */
+  complete(outcome: { failures: DownstreamFailure[] }): Promise<void>;
+  /** The unit could not be read (unreadable file, broken SQL): move it aside with the reason. */
+  abandon(reason: string): Promise<void>;
+  /** A dry run read the unit without syncing it: put it back untouched for the next real pass. */
+  release(): Promise<void>;
+}
+
+/**
+ * The source port, in the spirit of Singer: a source emits records plus an opaque state it alone
+ * understands. Units come in stream order: accounts, then invoices, then credit notes.
+ */
+export interface Source {
+  readonly id: string;
+  readonly type: string;
+  units(signal?: AbortSignal): AsyncIterable<SourceUnit>;
+}
+
+/** The keys of the records of a stream: the contract's `sourceId`. */
+export const keyOf = (record: SourceRecord): string => record.sourceId;

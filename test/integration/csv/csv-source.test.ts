@@ -1,0 +1,390 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/domain/clock.js';
+import type { RowProblem, SourceRecord } from '../../../src/domain/records.js';
+import { createLogger, type Logger } from '../../../src/logging/logger.js';
+import { type CsvSource, createCsvSource } from '../../../src/sources/csv/csv-source.js';
+import { InMemoryDropFileLedger } from '../../../src/sources/csv/ledger.js';
+import type { DownstreamFailure, SourceUnit } from '../../../src/sources/source.js';
+
+const NOW = '2026-01-15T10:00:00.000Z';
+const DAY = '2026-01-15';
+const ACCOUNTS = 'sourceId,fullName,currencyCode,tags\nACC-1,Atelier,EUR,vip|fr\nACC-2,Nordwind,EUR,\n';
+const INVOICE_HEADER =
+  'sourceId,accountSourceId,number,issuedDate,dueDate,totalAmount,taxAmount,file,paidAmount';
+const INVOICES = `${INVOICE_HEADER}\nINV-1,ACC-1,F-1,2026-01-12,2026-02-11,120.00,20.00,,\nINV-2,ACC-2,F-2,2026-01-13,2026-02-12,60.00,10.00,,60.00\n`;
+const CREDIT_NOTES =
+  'sourceId,accountSourceId,number,issuedDate,totalAmount,taxAmount\nCN-1,ACC-1,A-1,2026-01-14,12.00,2.00\n';
+
+let dir: string;
+let clock: ManualClock;
+let ledger: InMemoryDropFileLedger;
+let logLines: Array<Record<string, unknown>>;
+let logger: Logger;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'csv-source-'));
+  clock = new ManualClock(NOW);
+  ledger = new InMemoryDropFileLedger();
+  logLines = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
+  logger = createLogger({ level: 'debug', destination });
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Writes a file in the drop folder, modified an hour before the clock's now unless told. */
+async function drop(
+  name: string,
+  content: string | Buffer,
+  mtime = new Date(clock.now().getTime() - 3_600_000),
+) {
+  await writeFile(join(dir, name), content);
+  await utimes(join(dir, name), mtime, mtime);
+}
+
+function source(options: { mapping?: Record<string, string>; batchSize?: number } = {}): CsvSource {
+  return createCsvSource({
+    config: { id: 'erp-csv', type: 'csv', dropDir: dir, stableSeconds: 5, mapping: options.mapping ?? {} },
+    clock,
+    logger,
+    ledger,
+    ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+  });
+}
+
+interface DrainedUnit {
+  name: string;
+  stream: string;
+  records: SourceRecord[];
+  lines: number[];
+  rejected: RowProblem[];
+  batches: number;
+}
+
+/** One pass as the engine runs it; `failures` plays the downstream failures of each unit. */
+async function pass(
+  csv: CsvSource,
+  failures: (unit: DrainedUnit) => DownstreamFailure[] = () => [],
+): Promise<DrainedUnit[]> {
+  const drained: DrainedUnit[] = [];
+  for await (const unit of csv.units()) {
+    const result = await drain(unit);
+    drained.push(result);
+    await unit.complete({ failures: failures(result) });
+  }
+  return drained;
+}
+
+async function drain(unit: SourceUnit): Promise<DrainedUnit> {
+  const result: DrainedUnit = {
+    name: unit.name,
+    stream: unit.stream,
+    records: [],
+    lines: [],
+    rejected: [],
+    batches: 0,
+  };
+  for await (const batch of unit.batches()) {
+    result.batches++;
+    result.records.push(...batch.records.map((r) => r.record));
+    result.lines.push(...batch.records.map((r) => r.origin.line ?? -1));
+    result.rejected.push(...batch.rejected);
+  }
+  return result;
+}
+
+const archived = (name = '') => join(dir, 'archive', DAY, name);
+const rootFiles = async () =>
+  (await readdir(dir)).filter((name) => !['archive', 'rejected', '.processing'].includes(name));
+
+describe('a pass over the drop folder', () => {
+  it('when every kind is dropped, then units come accounts first, invoices, credit notes, each kind by name', async () => {
+    await drop('credit-notes.csv', CREDIT_NOTES);
+    await drop('invoices-2026-01.csv', INVOICES);
+    await drop('accounts-b.csv', 'sourceId,fullName,currencyCode\nACC-3,Polar,SEK\n');
+    await drop('Accounts-A.CSV', ACCOUNTS);
+    const units = await pass(source());
+    expect(units.map((u) => [u.name, u.stream, u.records.length])).toEqual([
+      ['Accounts-A.CSV', 'accounts', 2],
+      ['accounts-b.csv', 'accounts', 1],
+      ['invoices-2026-01.csv', 'invoices', 2],
+      ['credit-notes.csv', 'creditNotes', 1],
+    ]);
+    expect(units[2]?.lines).toEqual([2, 3]);
+    expect(units[0]?.records[0]).toEqual({
+      kind: 'account',
+      sourceId: 'ACC-1',
+      fullName: 'Atelier',
+      currencyCode: 'EUR',
+      billingAddress: { street: null, city: null, postalCode: null, country: null },
+      tags: ['vip', 'fr'],
+      updatedAt: null,
+    });
+    expect(await rootFiles()).toEqual([]);
+    expect((await readdir(archived())).sort()).toEqual(
+      ['Accounts-A.CSV', 'accounts-b.csv', 'credit-notes.csv', 'invoices-2026-01.csv'].sort(),
+    );
+    expect(ledger.entries.map((e) => [e.name, e.status, e.rows, e.failedRows])).toEqual([
+      ['Accounts-A.CSV', 'done', 2, 0],
+      ['accounts-b.csv', 'done', 1, 0],
+      ['invoices-2026-01.csv', 'done', 2, 0],
+      ['credit-notes.csv', 'done', 1, 0],
+    ]);
+  });
+
+  it('when a file has more rows than batchSize, then they come in batches of at most that size', async () => {
+    const rows = Array.from({ length: 1203 }, (_, i) => `ACC-${i},Name ${i},EUR`).join('\n');
+    await drop('accounts.csv', `sourceId,fullName,currencyCode\n${rows}\n`);
+    const [unit] = await pass(source({ batchSize: 500 }));
+    expect(unit?.batches).toBe(3);
+    expect(unit?.records).toHaveLength(1203);
+    expect(unit?.lines.at(-1)).toBe(1204);
+  });
+
+  it('when the file starts with a BOM and uses CRLF, then it is read like any other', async () => {
+    await drop('accounts.csv', Buffer.from(`\uFEFF${ACCOUNTS.replaceAll('\n', '\r\n')}`));
+    const [unit] = await pass(source());
+    expect(unit?.records.map((r) => r.sourceId)).toEqual(['ACC-1', 'ACC-2']);
+    expect(unit?.rejected).toEqual([]);
+  });
+
+  it('when the source maps its own headers, then they are read as the contract columns', async () => {
+    await drop('accounts.csv', 'Kundennummer,Name,Währung\nK-1,Müller GmbH,EUR\n');
+    const [unit] = await pass(
+      source({ mapping: { Kundennummer: 'sourceId', Name: 'fullName', Währung: 'currencyCode' } }),
+    );
+    expect(unit?.records.map((r) => [r.sourceId, (r as { fullName: string }).fullName])).toEqual([
+      ['K-1', 'Müller GmbH'],
+    ]);
+  });
+
+  it('when a file has unknown columns, then they are ignored and logged once for the file', async () => {
+    await drop('accounts.csv', 'sourceId,fullName,currencyCode,Notes,Owner\nA,B,EUR,x,y\nC,D,EUR,z,w\n');
+    const [unit] = await pass(source());
+    expect(unit?.records).toHaveLength(2);
+    const logged = logLines.filter((line) => line.msg === 'unknown columns ignored');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ file: 'accounts.csv', columns: ['Notes', 'Owner'] });
+  });
+});
+
+describe('failed rows and the report', () => {
+  it('when rows fail in the source or downstream, then the archive holds a report naming line, column and reason', async () => {
+    await drop(
+      'invoices.csv',
+      [
+        INVOICE_HEADER,
+        'INV-1,ACC-1,F-1,2026-02-30,2026-03-01,"12,50",2.00,,', // line 2: refused by the source
+        'INV-2,ACC-9,F-2,2026-01-13,2026-02-12,60.00,10.00,,', // line 3: refused downstream
+        'INV-3,ACC-1,"F-3',
+        'bis",2026-01-14,2026-02-13,30.00,5.00,,', // lines 4-5: valid, spans two lines
+        'INV-1,ACC-1,F-9,2026-01-15,2026-02-14,1.00,0.00,,', // line 6: duplicate sourceId
+        'INV-6,ACC-1,F-6,2026-01-15,2026-02-14,1.00,0.00,,,extra', // line 7: one field too many
+        '',
+      ].join('\n'),
+    );
+    const units = await pass(source(), (unit) => [
+      // The engine hands back the rows the source refused too: the report must not list them twice.
+      ...unit.rejected.map((p) => ({
+        origin: { file: p.file!, line: p.line! },
+        sourceKey: p.sourceKey,
+        reason: p.reason,
+      })),
+      {
+        origin: { file: 'invoices.csv', line: 3 },
+        sourceKey: 'INV-2',
+        column: 'accountSourceId',
+        reason: 'no account ACC-9',
+      },
+    ]);
+    const unit = units[0]!;
+    expect(unit.records.map((r) => r.sourceId)).toEqual(['INV-2', 'INV-3']);
+    expect(unit.lines).toEqual([3, 4]);
+    expect(unit.rejected.map((p) => [p.line, p.sourceKey, p.column])).toEqual([
+      [2, 'INV-1', 'issuedDate; totalAmount'],
+      [6, 'invoices.csv:6', 'sourceId'],
+      [7, 'INV-6', undefined],
+    ]);
+    expect(unit.rejected[0]).toMatchObject({
+      kind: 'invoice',
+      file: 'invoices.csv',
+      reason:
+        'issuedDate: not a calendar date: "2026-02-30"; totalAmount: not an amount (a decimal with a dot, like 1234.50): "12,50"',
+      raw: { sourceId: 'INV-1', issuedDate: '2026-02-30', totalAmount: '12,50' },
+    });
+    const report = await readFile(archived('invoices.csv.errors.csv'), 'utf8');
+    expect(report.split('\r\n')).toEqual([
+      `line,column,sourceId,reason,${INVOICE_HEADER}`,
+      '2,issuedDate; totalAmount,INV-1,"issuedDate: not a calendar date: ""2026-02-30""; totalAmount: not an amount (a decimal with a dot, like 1234.50): ""12,50""",INV-1,ACC-1,F-1,2026-02-30,2026-03-01,"12,50",2.00,,',
+      '3,accountSourceId,INV-2,no account ACC-9,INV-2,ACC-9,F-2,2026-01-13,2026-02-12,60.00,10.00,,',
+      '6,sourceId,INV-1,duplicate sourceId in this file (first on line 2),INV-1,ACC-1,F-9,2026-01-15,2026-02-14,1.00,0.00,,',
+      '7,,INV-6,the row has 10 fields but the header has 9,INV-6,ACC-1,F-6,2026-01-15,2026-02-14,1.00,0.00,,,extra',
+      '',
+    ]);
+    expect(ledger.entries[0]).toMatchObject({
+      status: 'failed',
+      rows: 5,
+      failedRows: 4,
+      archivedPath: archived('invoices.csv'),
+      reportPath: archived('invoices.csv.errors.csv'),
+    });
+  });
+
+  it('when quoting breaks mid-file, then earlier rows go on and the rest is one failure naming the line', async () => {
+    await drop('accounts.csv', 'sourceId,fullName,currencyCode\nA,Alpha,EUR\nB,"Be"ta,EUR\nC,Gamma,EUR\n');
+    const [unit] = await pass(source());
+    expect(unit?.records.map((r) => r.sourceId)).toEqual(['A']);
+    expect(unit?.rejected).toEqual([
+      {
+        kind: 'account',
+        sourceKey: 'accounts.csv:3',
+        file: 'accounts.csv',
+        line: 3,
+        reason: expect.stringMatching(
+          /^the file cannot be read from this line on, the rest of it was skipped: Invalid Closing Quote/,
+        ),
+      },
+    ]);
+    const report = await readFile(archived('accounts.csv.errors.csv'), 'utf8');
+    expect(report.split('\r\n')[1]).toMatch(/^3,,,"the file cannot be read from this line on/);
+    expect(ledger.entries[0]).toMatchObject({ status: 'failed', failedRows: 1 });
+  });
+
+  it('when invoice rows point at PDFs, then only PDFs inside the drop folder are taken', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'csv-outside-'));
+    try {
+      await mkdir(join(dir, 'pdf'));
+      await writeFile(join(dir, 'pdf', 'F-1.pdf'), '%PDF-1.4\n');
+      await writeFile(join(dir, 'pdf', 'F-2.pdf'), 'GIF89a');
+      await writeFile(join(outside, 'x.pdf'), '%PDF-1.4\n');
+      await symlink(join(outside, 'x.pdf'), join(dir, 'pdf', 'escape.pdf'));
+      const row = (id: string, file: string) => `${id},ACC-1,${id},2026-01-12,2026-02-11,1.00,0.00,${file},`;
+      await drop(
+        'invoices.csv',
+        [
+          INVOICE_HEADER,
+          row('I1', 'pdf/F-1.pdf'),
+          row('I2', '../etc/passwd'),
+          row('I3', 'pdf/escape.pdf'),
+          row('I4', 'pdf/F-2.pdf'),
+          row('I5', 'pdf/nope.pdf'),
+          row('I6', ''),
+        ].join('\n'),
+      );
+      const [unit] = await pass(source());
+      expect(unit?.records.map((r) => [r.sourceId, (r as { file: string | null }).file])).toEqual([
+        ['I1', join(await import('node:fs/promises').then((fs) => fs.realpath(dir)), 'pdf', 'F-1.pdf')],
+        ['I6', null],
+      ]);
+      expect(unit?.rejected.map((p) => [p.sourceKey, p.column, p.reason])).toEqual([
+        ['I2', 'file', 'must stay inside the drop folder (no ".." in the path): "../etc/passwd"'],
+        ['I3', 'file', 'must stay inside the drop folder, but it links outside it: "pdf/escape.pdf"'],
+        ['I4', 'file', 'not a PDF (it does not start with the %PDF- signature): "pdf/F-2.pdf"'],
+        ['I5', 'file', 'file not found: "pdf/nope.pdf"'],
+      ]);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('files that cannot be read', () => {
+  it('when a required column is missing, then the file goes to rejected/ with a reason naming it', async () => {
+    await drop(
+      'invoices.csv',
+      'sourceId,accountSourceId,number,issuedDate,totalAmount,taxAmount\nI,A,N,2026-01-01,1,0\n',
+    );
+    const csv = source();
+    expect(await pass(csv)).toEqual([]);
+    expect(await rootFiles()).toEqual([]);
+    expect(await readdir(join(dir, 'rejected'))).toEqual(['invoices.csv', 'invoices.csv.reason.txt']);
+    const reason = await readFile(join(dir, 'rejected', 'invoices.csv.reason.txt'), 'utf8');
+    expect(reason.split('\n')[0]).toBe('missing required column "dueDate" in the header row');
+    expect(csv.lastPass().rejected).toEqual(['invoices.csv']);
+    expect(ledger.entries[0]).toMatchObject({
+      status: 'rejected',
+      error: 'missing required column "dueDate" in the header row',
+      archivedPath: join(dir, 'rejected', 'invoices.csv'),
+    });
+  });
+
+  it('when a file is not UTF-8, then it is rejected before any row is used, naming the line', async () => {
+    await drop(
+      'accounts.csv',
+      Buffer.concat([
+        Buffer.from('sourceId,fullName,currencyCode\nA,Caf'),
+        Buffer.from([0xe9]),
+        Buffer.from(',EUR\n'),
+      ]),
+    );
+    expect(await pass(source())).toEqual([]);
+    const reason = await readFile(join(dir, 'rejected', 'accounts.csv.reason.txt'), 'utf8');
+    expect(reason.split('\n')[0]).toBe(
+      'not valid UTF-8: the first invalid byte is at offset 36 (line 2); save the file as UTF-8',
+    );
+  });
+
+  it('when a file is empty, then it is rejected: a header row is required', async () => {
+    await drop('accounts.csv', '');
+    expect(await pass(source())).toEqual([]);
+    expect(ledger.entries[0]).toMatchObject({
+      status: 'rejected',
+      error: 'the file is empty: a header row is required',
+    });
+  });
+
+  it('when the engine abandons a unit, then the file goes to rejected/ with the engine reason', async () => {
+    await drop('accounts.csv', ACCOUNTS);
+    for await (const unit of source().units()) {
+      await drain(unit);
+      await unit.abandon('the state DB went away');
+    }
+    const reason = await readFile(join(dir, 'rejected', 'accounts.csv.reason.txt'), 'utf8');
+    expect(reason.split('\n')[0]).toBe('the state DB went away');
+    expect(ledger.entries[0]).toMatchObject({ status: 'rejected', rows: 2 });
+  });
+});
+
+describe('the same content dropped twice', () => {
+  it('when a file content was already synced, then it is archived as a duplicate without a unit', async () => {
+    await drop('invoices.csv', INVOICES);
+    await pass(source());
+    await drop('invoices.csv', INVOICES);
+    await drop('invoices-copy.csv', INVOICES);
+    const csv = source();
+    expect(await pass(csv)).toEqual([]);
+    expect(csv.lastPass().duplicates).toEqual(['invoices-copy.csv', 'invoices.csv']);
+    expect((await readdir(archived())).sort()).toEqual([
+      'invoices-copy.csv',
+      'invoices.csv',
+      'invoices~2.csv',
+    ]);
+    expect(ledger.entries.map((e) => [e.name, e.status])).toEqual([
+      ['invoices.csv', 'done'],
+      ['invoices-copy.csv', 'duplicate'],
+      ['invoices.csv', 'duplicate'],
+    ]);
+    expect(logLines.filter((l) => l.msg === 'duplicate file archived without syncing')).toHaveLength(2);
+  });
+
+  it('when the earlier pass of that content had failed rows, then it is read again (a retry)', async () => {
+    await drop('invoices.csv', INVOICES);
+    await pass(source(), () => [
+      { origin: { file: 'invoices.csv', line: 2 }, sourceKey: 'INV-1', reason: 'no account' },
+    ]);
+    await drop('invoices.csv', INVOICES);
+    const units = await pass(source());
+    expect(units.map((u) => u.records.length)).toEqual([2]);
+    expect(ledger.entries.map((e) => e.status)).toEqual(['failed', 'done']);
+  });
+});
