@@ -10,7 +10,7 @@ export function migrateCommand(): Command {
       const { config } = loadConfig({ file: command.optsWithGlobals().config });
       const state = await openStateDatabase({ ...config.state, migrate: false });
       try {
-        const applied = await migrateToLatest(state.db);
+        const applied = await migrateToLatest(state.db, config.state.schema);
         process.stdout.write(
           applied.length === 0
             ? `State DB (${state.kind}) is up to date.\n`

@@ -1,7 +1,12 @@
 import { Command, CommanderError } from 'commander';
+import { authCommand } from './auth-command.js';
+import { demoCommand } from './demo-command.js';
 import { CliError, EXIT_CANNOT_RUN } from './errors.js';
+import { failuresCommand } from './failures-command.js';
 import { migrateCommand } from './migrate-command.js';
 import { sandboxCommand } from './sandbox-command.js';
+import { statusCommand } from './status-command.js';
+import { syncCommand } from './sync-command.js';
 
 /** The `receivables-sync` program: one subcommand per file in this folder. */
 export function buildProgram(): Command {
@@ -14,6 +19,11 @@ export function buildProgram(): Command {
       'configuration file (else $RECEIVABLES_SYNC_CONFIG, else ./receivables-sync.yaml)',
     )
     .showHelpAfterError()
+    .addCommand(syncCommand())
+    .addCommand(failuresCommand())
+    .addCommand(statusCommand())
+    .addCommand(authCommand())
+    .addCommand(demoCommand())
     .addCommand(sandboxCommand())
     .addCommand(migrateCommand());
 }

@@ -109,6 +109,7 @@ const ENV_KEYS: ReadonlyArray<[string, readonly string[], 'string' | 'number']> 
   ['RECEIVABLES_ORGANIZATION_ID', ['api', 'organizationId'], 'string'],
   ['RECEIVABLES_CLIENT_ID', ['auth', 'clientId'], 'string'],
   ['DATABASE_URL', ['state', 'databaseUrl'], 'string'],
+  ['DATABASE_SCHEMA', ['state', 'schema'], 'string'],
   ['REDIS_URL', ['queue', 'redisUrl'], 'string'],
   ['DASHBOARD_HOST', ['dashboard', 'host'], 'string'],
   ['DASHBOARD_PORT', ['dashboard', 'port'], 'number'],
@@ -139,7 +140,14 @@ function resolvePaths(config: Config, base: string): Config {
   return {
     ...config,
     state: { ...config.state, dataDir: abs(config.state.dataDir) },
-    sources: config.sources.map((s) => (s.type === 'csv' ? { ...s, dropDir: abs(s.dropDir) } : s)),
+    sources: config.sources.map((s) => {
+      if (s.type === 'csv') return { ...s, dropDir: abs(s.dropDir) };
+      if (s.type === 'sql') return s.filesDir ? { ...s, filesDir: abs(s.filesDir) } : s;
+      // A module path (./x.js, ../y.ts) is relative to the file; a bare name is a package.
+      return /^\.\.?[\\/]/.test(s.module) || /\.(m?js|cjs|ts)$/.test(s.module)
+        ? { ...s, module: abs(s.module) }
+        : s;
+    }),
   };
 }
 

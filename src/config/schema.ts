@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SQL_SOURCE_FIELDS } from '../sources/sql/sql-settings.js';
 
 const cron = z.string().min(1, 'a cron expression is required');
 const id = z
@@ -24,8 +25,8 @@ const sqlSource = z.strictObject({
   /** Name of the environment variable holding the connection URL (never the URL itself). */
   urlEnv: z.string().min(1),
   schedule: cron.optional(),
-  streams: z.record(z.string(), z.unknown()).default({}),
   connectionId: z.string().min(1).optional(),
+  ...SQL_SOURCE_FIELDS,
 });
 
 const moduleSource = z.strictObject({
@@ -53,10 +54,32 @@ export const configSchema = z.strictObject({
   }),
   state: z.strictObject({
     databaseUrl: z.string().nullable().default(null),
+    /** Postgres schema holding the state tables (lets several deployments share one database). */
+    schema: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]*$/, 'lower-case letters, digits and "_"')
+      .default('public'),
     dataDir: z.string().min(1).default('./data'),
   }),
   queue: z.strictObject({
     redisUrl: z.string().nullable().default(null),
+    /** Prefix of every Redis key of the worker (queues, source locks): deployments can share one Redis. */
+    prefix: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, ".", "_" and "-", at most 64')
+      .default('receivables-sync'),
+    /** Jobs one worker process runs at once (never two of the same source). */
+    concurrency: z.number().int().min(1).max(32).default(2),
+    /** A job whose worker stopped renewing its lock for this long is resumed by another worker. */
+    lockSeconds: z.number().positive().default(30),
+    /** How often each worker looks for the jobs of a crashed worker. */
+    stalledCheckSeconds: z.number().positive().default(30),
+    /** Attempts of a job that fails with a transient error; retries back off exponentially. */
+    attempts: z.number().int().min(1).max(100).default(5),
+    /** The first retry delay; each next one doubles. */
+    backoffSeconds: z.number().positive().default(30),
+    /** On SIGTERM, how long running jobs may take to finish before they are left to another worker. */
+    shutdownSeconds: z.number().positive().default(25),
   }),
   dashboard: z.strictObject({
     host: z.string().min(1).default('127.0.0.1'),

@@ -48,7 +48,7 @@ export async function openStateDatabase(props: OpenStateProps): Promise<StateDat
   }
   try {
     if (schema !== 'public') await sql`create schema if not exists ${sql.id(schema)}`.execute(state.db);
-    if (props.migrate ?? true) await migrateToLatest(state.db);
+    if (props.migrate ?? true) await migrateToLatest(state.db, schema);
   } catch (error) {
     await state.close();
     throw error;
@@ -80,8 +80,16 @@ export class MigrationError extends Error {
   readonly code = 'STATE_DB_MIGRATION_FAILED';
 }
 
-export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new FolderMigrationProvider() });
+/**
+ * Applies pending migrations. The migration tables live in `schema` too: without it, kysely would
+ * take another schema's `kysely_migration_lock` for this one's.
+ */
+export async function migrateToLatest(db: Kysely<any>, schema = 'public'): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: new FolderMigrationProvider(),
+    migrationTableSchema: schema,
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';

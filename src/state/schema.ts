@@ -2,6 +2,7 @@ import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 
 /** Timestamps are written as Date or ISO strings and read back as Date. */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type Json<T extends object | null> = JSONColumnType<T, T | string, T | string>;
 
 export type RecordKind = 'account' | 'invoice' | 'creditNote';
@@ -10,8 +11,8 @@ export interface SourcesTable {
   id: string;
   type: string;
   paused: Generated<boolean>;
-  created_at: Generated<Timestamp>;
-  updated_at: Generated<Timestamp>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export interface RunCounts {
@@ -26,15 +27,15 @@ export interface RunsTable {
   dry_run: Generated<boolean>;
   counts: Json<Record<string, unknown>>;
   error: string | null;
-  started_at: Generated<Timestamp>;
-  finished_at: Timestamp | null;
+  started_at: Timestamp;
+  finished_at: NullableTimestamp;
 }
 
 export interface CursorsTable {
   source_id: string;
   stream: string;
   cursor: Json<Record<string, unknown>> | null;
-  updated_at: Generated<Timestamp>;
+  updated_at: Timestamp;
 }
 
 export interface RecordMapTable {
@@ -44,7 +45,9 @@ export interface RecordMapTable {
   api_id: string;
   content_hash: string;
   synced_state: Json<Record<string, unknown>>;
-  synced_at: Generated<Timestamp>;
+  /** The record as last synced (migration 0002). */
+  record: Json<Record<string, unknown>> | null;
+  synced_at: Timestamp;
   last_run_id: string | null;
 }
 
@@ -56,7 +59,7 @@ export interface PendingWritesTable {
   operation: string;
   body_hash: string;
   attempts: Generated<number>;
-  created_at: Generated<Timestamp>;
+  created_at: Timestamp;
 }
 
 export interface FailuresTable {
@@ -73,12 +76,12 @@ export interface FailuresTable {
   column_name: string | null;
   retryable: Generated<boolean>;
   attempts: Generated<number>;
-  next_retry_at: Timestamp | null;
+  next_retry_at: NullableTimestamp;
   payload: Json<Record<string, unknown>> | null;
   run_id: string | null;
-  first_failed_at: Generated<Timestamp>;
-  last_failed_at: Generated<Timestamp>;
-  resolved_at: Timestamp | null;
+  first_failed_at: Timestamp;
+  last_failed_at: Timestamp;
+  resolved_at: NullableTimestamp;
 }
 
 export interface DropFilesTable {
@@ -87,20 +90,20 @@ export interface DropFilesTable {
   name: string;
   checksum: string;
   size: string | number;
-  status: 'claimed' | 'done' | 'failed' | 'rejected' | 'duplicate';
+  status: 'done' | 'failed' | 'rejected' | 'duplicate';
   rows: Generated<number>;
   failed_rows: Generated<number>;
   error: string | null;
   archived_path: string | null;
   report_path: string | null;
-  claimed_at: Generated<Timestamp>;
-  finished_at: Timestamp | null;
+  claimed_at: Timestamp;
+  finished_at: NullableTimestamp;
 }
 
 export interface CredentialsTable {
   id: string;
   ciphertext: string;
-  updated_at: Generated<Timestamp>;
+  updated_at: Timestamp;
 }
 
 export interface StateSchema {

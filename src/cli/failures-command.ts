@@ -1,0 +1,90 @@
+import { Command } from 'commander';
+import { loadConfig } from '../config/load.js';
+import type { SourceSummary } from '../sync/run-sync.js';
+import { EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
+import { openStateRuntime, openSyncRuntime, syncServiceOf } from './runtime.js';
+import { hasFailures, jsonSummary, textSummary } from './sync-summary.js';
+
+interface FailuresFlags {
+  source?: string;
+  json?: boolean;
+}
+
+/** `failures [--source ID]` lists the records that failed and why; `failures retry` syncs them again. */
+export function failuresCommand(): Command {
+  const command = new Command('failures')
+    .description('list the records that failed and why (`failures retry` syncs them again)')
+    .option('--source <id>', 'only this source')
+    .option('--json', 'one JSON object per failure, one per line')
+    .action(async (flags: FailuresFlags, cmd: Command) => {
+      const loaded = loadConfig({ file: cmd.optsWithGlobals().config });
+      const runtime = await openStateRuntime(loaded);
+      try {
+        const rows = await runtime.repos.failures.open({ sourceId: flags.source });
+        if (flags.json) {
+          for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`);
+          return;
+        }
+        if (rows.length === 0) {
+          process.stdout.write('No open failures.\n');
+          return;
+        }
+        for (const f of rows) {
+          const where = [f.file, f.line ? `line ${f.line}` : null, f.column].filter(Boolean).join(', ');
+          const api = f.status
+            ? ` (HTTP ${f.status}${f.apiCode ? ` ${f.apiCode}` : ''})`
+            : f.apiCode
+              ? ` (${f.apiCode})`
+              : '';
+          const retry = f.retryable ? `retryable, attempt ${f.attempts}` : 'needs a fix first';
+          process.stdout.write(
+            `${f.sourceId} ${f.kind} ${f.sourceKey} [${f.stage}; ${retry}]${where ? ` ${where}` : ''}: ${f.message}${api}\n`,
+          );
+        }
+        process.stdout.write(`${rows.length} open failure(s).\n`);
+      } finally {
+        await runtime.close();
+      }
+    });
+
+  command
+    .command('retry')
+    .description(
+      'sync the failed records again from their stored payload (rows refused by validation need corrected data)',
+    )
+    .option('--source <id>', 'only this source')
+    .option('--json', 'print one JSON summary object as the last stdout line')
+    .action(async (flags: FailuresFlags, cmd: Command) => {
+      const loaded = loadConfig({ file: cmd.optsWithGlobals().config });
+      const started = Date.now();
+      const runtime = await openSyncRuntime(loaded);
+      const summaries: SourceSummary[] = [];
+      let needData = 0;
+      try {
+        const service = syncServiceOf(runtime, loaded.config.sources);
+        for (const config of loaded.config.sources.filter((s) => !flags.source || s.id === flags.source)) {
+          const result = await service.retryFailures(config.id);
+          if (result.summary) summaries.push(result.summary);
+          needData += result.needData;
+        }
+      } finally {
+        await runtime.close();
+      }
+      const stats = runtime.client.stats;
+      const summary = jsonSummary(
+        summaries,
+        { requests: stats.requests, rateLimited: stats.rateLimited },
+        Date.now() - started,
+      );
+      const out = flags.json ? process.stderr : process.stdout;
+      out.write(textSummary(summaries, summary, false));
+      if (needData > 0) {
+        out.write(
+          `\n${needData} row(s) refused by validation need corrected data: drop them again (see \`failures\`).\n`,
+        );
+      }
+      if (flags.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+      process.exitCode = hasFailures(summaries) || needData > 0 ? EXIT_ROWS_FAILED : EXIT_OK;
+    });
+  return command;
+}

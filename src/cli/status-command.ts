@@ -1,0 +1,217 @@
+import { Command } from 'commander';
+import { loadConfig } from '../config/load.js';
+import type { SourceConfig } from '../config/schema.js';
+import { STREAM_ORDER, type Stream } from '../domain/records.js';
+import { CursorsRepository, type CursorValue, type StreamCursor } from '../state/cursors.js';
+import type { StateDb } from '../state/database.js';
+import type { RunRow } from '../state/runs.js';
+import { CliError } from './errors.js';
+import { openStateRuntime } from './runtime.js';
+
+/** What `status` shows of one configured source; the dashboard can show the same. */
+export interface SourceStatus {
+  id: string;
+  type: SourceConfig['type'];
+  schedule: string | null;
+  /** Streams with a cursor row, and the streams a SQL source is configured with. */
+  streams: Array<{ stream: string; cursor: CursorValue | null; updatedAt: Date | null }>;
+  lastRun: Pick<RunRow, 'id' | 'trigger' | 'status' | 'counts' | 'error' | 'startedAt' | 'finishedAt'> | null;
+  openFailures: number;
+}
+
+export interface StatusReaders {
+  cursors: { list(sourceId?: string): Promise<StreamCursor[]> };
+  runs: { recent(sourceId?: string, limit?: number): Promise<RunRow[]> };
+  openFailures(sourceId: string): Promise<number>;
+}
+
+/** The status of each source, from the state DB. */
+export async function collectStatus(
+  readers: StatusReaders,
+  sources: readonly SourceConfig[],
+): Promise<SourceStatus[]> {
+  const out: SourceStatus[] = [];
+  for (const source of sources) {
+    const cursors = await readers.cursors.list(source.id);
+    const configured = source.type === 'sql' ? Object.keys(source.streams ?? {}) : [];
+    const names = [...new Set([...configured, ...cursors.map((c) => c.stream)])].sort(byStreamOrder);
+    const [run] = await readers.runs.recent(source.id, 1);
+    out.push({
+      id: source.id,
+      type: source.type,
+      schedule: source.schedule ?? null,
+      streams: names.map((stream) => {
+        const row = cursors.find((c) => c.stream === stream);
+        return { stream, cursor: row?.cursor ?? null, updatedAt: row?.updatedAt ?? null };
+      }),
+      lastRun: run
+        ? {
+            id: run.id,
+            trigger: run.trigger,
+            status: run.status,
+            counts: run.counts,
+            error: run.error,
+            startedAt: run.startedAt,
+            finishedAt: run.finishedAt,
+          }
+        : null,
+      openFailures: await readers.openFailures(source.id),
+    });
+  }
+  return out;
+}
+
+/** Open failures of a source, counted in the database. */
+export async function countOpenFailures(db: StateDb, sourceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('failures')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('source_id', '=', sourceId)
+    .where('resolved_at', 'is', null)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+const byStreamOrder = (a: string, b: string): number => rank(a) - rank(b) || a.localeCompare(b);
+const rank = (stream: string): number => {
+  const i = STREAM_ORDER.indexOf(stream as Stream);
+  return i === -1 ? STREAM_ORDER.length : i;
+};
+
+/** A cursor in one line: `updated_at=2026-01-15 09:30:00+00 id=42` for a keyset, else its JSON. */
+export function describeCursor(cursor: CursorValue | null): string {
+  if (cursor === null) return '(none: the next pass reads the stream from its start)';
+  const { kind, columns, values } = cursor as { kind?: unknown; columns?: unknown; values?: unknown };
+  if (kind === 'keyset' && Array.isArray(columns) && Array.isArray(values)) {
+    return columns.map((c, i) => `${String(c)}=${String(values[i])}`).join(' ');
+  }
+  return JSON.stringify(cursor);
+}
+
+const KINDS = ['accounts', 'invoices', 'creditNotes'] as const;
+
+function describeRun(run: NonNullable<SourceStatus['lastRun']>): string {
+  const took = run.finishedAt
+    ? ` in ${((run.finishedAt.getTime() - run.startedAt.getTime()) / 1000).toFixed(1)} s`
+    : ' (running)';
+  const counts = KINDS.flatMap((kind) => {
+    const c = run.counts[kind] as Record<string, number> | undefined;
+    if (!c) return [];
+    return [`${kind} ${c.created ?? 0}/${c.updated ?? 0}/${c.unchanged ?? 0}/${c.failed ?? 0}`];
+  });
+  const error = run.error ? `; error: ${run.error}` : '';
+  return (
+    `#${run.id} ${run.status} (${run.trigger}), started ${run.startedAt.toISOString()}${took}` +
+    (counts.length > 0 ? `; created/updated/unchanged/failed: ${counts.join(', ')}` : '') +
+    error
+  );
+}
+
+/** The human-readable report. */
+export function formatStatus(statuses: readonly SourceStatus[]): string {
+  if (statuses.length === 0) return 'No source is configured.\n';
+  const lines: string[] = [];
+  for (const s of statuses) {
+    lines.push(`${s.id} (${s.type}${s.schedule ? `, schedule "${s.schedule}"` : ''})`);
+    if (s.streams.length === 0) {
+      lines.push(`  cursors: ${s.type === 'csv' ? 'none (a drop folder keeps no cursor)' : 'none yet'}`);
+    } else {
+      lines.push('  cursors:');
+      const width = Math.max(...s.streams.map((c) => c.stream.length));
+      for (const c of s.streams) {
+        const when = c.updatedAt
+          ? `  [${c.cursor === null ? 'reset' : 'set'} ${c.updatedAt.toISOString()}]`
+          : '';
+        lines.push(`    ${c.stream.padEnd(width)}  ${describeCursor(c.cursor)}${when}`);
+      }
+    }
+    lines.push(`  last run: ${s.lastRun ? describeRun(s.lastRun) : 'never'}`);
+    lines.push(
+      `  open failures: ${s.openFailures}${s.openFailures > 0 ? ` (see \`failures --source ${s.id}\`)` : ''}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** `credit-notes` and `creditnotes` are accepted for `creditNotes`. */
+export function parseStream(text: string): Stream {
+  const normal = text.trim().toLowerCase().replace(/[-_ ]/g, '');
+  const stream = STREAM_ORDER.find((s) => s.toLowerCase() === normal);
+  if (!stream) throw new CliError(`unknown stream "${text}": one of ${STREAM_ORDER.join(', ')}`);
+  return stream;
+}
+
+interface StatusFlags {
+  source?: string;
+  json?: boolean;
+}
+
+/**
+ * `status [--source ID] [--json]`: per source its type, the cursor of each stream, the last run and
+ * its counts, the open failures. `status reset-cursor --source ID --stream NAME` forgets one stream's
+ * cursor (the next pass reads that stream from its start) and leaves the other streams as they are.
+ */
+export function statusCommand(): Command {
+  const command = new Command('status')
+    .description(
+      'show each source: the cursor of each stream, the last run and its counts, the open failures',
+    )
+    .option('--source <id>', 'only this source')
+    .option('--json', 'print one JSON object {"sources":[...]} on stdout')
+    .action(async (flags: StatusFlags, cmd: Command) => {
+      const loaded = loadConfig({ file: cmd.optsWithGlobals().config });
+      const sources = loaded.config.sources.filter((s) => !flags.source || s.id === flags.source);
+      if (flags.source && sources.length === 0)
+        throw new CliError(`no source "${flags.source}" in the configuration`);
+      const runtime = await openStateRuntime(loaded);
+      try {
+        const { db } = runtime.database;
+        const statuses = await collectStatus(
+          {
+            cursors: new CursorsRepository(db),
+            runs: runtime.repos.runs,
+            openFailures: (id) => countOpenFailures(db, id),
+          },
+          sources,
+        );
+        process.stdout.write(
+          flags.json ? `${JSON.stringify({ sources: statuses })}\n` : formatStatus(statuses),
+        );
+      } finally {
+        await runtime.close();
+      }
+    });
+
+  command
+    .command('reset-cursor')
+    .description(
+      "forget one stream's cursor: the next pass reads that stream from its start; the other streams keep theirs",
+    )
+    .option('--source <id>', 'the source (required)')
+    .option('--stream <name>', `the stream (required): ${STREAM_ORDER.join(', ')}`)
+    .action(async (flags: { source?: string; stream?: string }, cmd: Command) => {
+      // Commander hands `--source` to `status` itself when it follows the subcommand: read both.
+      const sourceId = flags.source ?? (cmd.parent?.opts() as StatusFlags | undefined)?.source;
+      if (!sourceId || !flags.stream) throw new CliError('reset-cursor needs --source ID and --stream NAME');
+      const loaded = loadConfig({ file: cmd.optsWithGlobals().config });
+      if (!loaded.config.sources.some((s) => s.id === sourceId)) {
+        throw new CliError(`no source "${sourceId}" in the configuration`);
+      }
+      const stream = parseStream(flags.stream);
+      const runtime = await openStateRuntime(loaded);
+      try {
+        const cursors = new CursorsRepository(runtime.database.db);
+        const before = await cursors.get(sourceId, stream);
+        const reset = await cursors.reset(sourceId, stream);
+        process.stdout.write(
+          reset.length === 0
+            ? `${sourceId}/${stream} has no cursor: nothing to reset.\n`
+            : `Cursor of ${sourceId}/${stream} reset (it was ${describeCursor(before)}); ` +
+                'the next pass reads that stream from its start. The other streams keep their cursors.\n',
+        );
+      } finally {
+        await runtime.close();
+      }
+    });
+  return command;
+}

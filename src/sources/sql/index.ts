@@ -1,0 +1,13 @@
+/** The SQL source: its factory, its settings schema, and the errors it can throw. */
+export { SqlSourceError, type SqlSourceErrorCode } from './errors.js';
+export { type ConnectPg, connectPg, type PgSession } from './pg-session.js';
+export {
+  parseSqlSettings,
+  SQL_SOURCE_FIELDS,
+  type SqlSettings,
+  type SqlSettingsInput,
+  type SqlSourceConfigInput,
+} from './sql-settings.js';
+export { createSqlSource, type SqlPassSummary, type SqlSource, type SqlSourceProps } from './sql-source.js';
+export type { StreamPassStats } from './sql-stream-unit.js';
+export type { KeysetCursorState } from './stream-cursor.js';

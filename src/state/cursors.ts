@@ -1,0 +1,98 @@
+import type { StateDb } from './database.js';
+
+/** A stream's cursor: opaque JSON only its source understands (Singer's "state"), or null once reset. */
+export type CursorValue = Record<string, unknown>;
+
+export interface StreamCursor {
+  sourceId: string;
+  stream: string;
+  /** null: reset; the next pass reads the stream from its start. */
+  cursor: CursorValue | null;
+  /** When it was last advanced or reset. */
+  updatedAt: Date;
+}
+
+/** What a source needs to resume where it stopped: its cursors, one per stream. */
+export interface CursorStore {
+  get(sourceId: string, stream: string): Promise<CursorValue | null>;
+  set(sourceId: string, stream: string, cursor: CursorValue): Promise<void>;
+}
+
+/**
+ * The `cursors` table: one row per source and stream. A source advances its cursor only once a unit
+ * is complete (every record synced or recorded as a failure); `reset` makes the next pass read a
+ * stream (or all of a source's) from the start, leaving the other streams as they are.
+ */
+export class CursorsRepository implements CursorStore {
+  constructor(private readonly db: StateDb) {}
+
+  async get(sourceId: string, stream: string): Promise<CursorValue | null> {
+    const row = await this.db
+      .selectFrom('cursors')
+      .select('cursor')
+      .where('source_id', '=', sourceId)
+      .where('stream', '=', stream)
+      .executeTakeFirst();
+    return row?.cursor ?? null;
+  }
+
+  async set(sourceId: string, stream: string, cursor: CursorValue): Promise<void> {
+    const value = JSON.stringify(cursor);
+    await this.db
+      .insertInto('cursors')
+      .values({ source_id: sourceId, stream, cursor: value, updated_at: new Date() })
+      .onConflict((oc) =>
+        oc.columns(['source_id', 'stream']).doUpdateSet({ cursor: value, updated_at: new Date() }),
+      )
+      .execute();
+  }
+
+  /**
+   * Forgets the cursor of one stream, or of every stream of the source when `stream` is omitted.
+   * The rows stay (cursor null, `updatedAt` = the reset) so `status` shows when it happened.
+   * Returns the streams whose cursor was set before.
+   */
+  async reset(sourceId: string, stream?: string): Promise<string[]> {
+    let query = this.db
+      .updateTable('cursors')
+      .set({ cursor: null, updated_at: new Date() })
+      .where('source_id', '=', sourceId)
+      .where('cursor', 'is not', null);
+    if (stream !== undefined) query = query.where('stream', '=', stream);
+    const rows = await query.returning('stream').execute();
+    return rows.map((r) => r.stream).sort();
+  }
+
+  /** The cursors of a source (every source when omitted), by source then stream. */
+  async list(sourceId?: string): Promise<StreamCursor[]> {
+    let query = this.db.selectFrom('cursors').selectAll();
+    if (sourceId !== undefined) query = query.where('source_id', '=', sourceId);
+    const rows = await query.orderBy('source_id').orderBy('stream').execute();
+    return rows.map((r) => ({
+      sourceId: r.source_id,
+      stream: r.stream,
+      cursor: r.cursor,
+      updatedAt: r.updated_at,
+    }));
+  }
+}
+
+/** Cursors in memory, for tests and benchmarks. */
+export class InMemoryCursorStore implements CursorStore {
+  readonly #cursors = new Map<string, CursorValue>();
+
+  async get(sourceId: string, stream: string): Promise<CursorValue | null> {
+    return this.#cursors.get(`${sourceId}\u0000${stream}`) ?? null;
+  }
+
+  async set(sourceId: string, stream: string, cursor: CursorValue): Promise<void> {
+    this.#cursors.set(`${sourceId}\u0000${stream}`, structuredClone(cursor));
+  }
+
+  async reset(sourceId: string, stream?: string): Promise<void> {
+    for (const key of this.#cursors.keys()) {
+      const [source, name] = key.split('\u0000');
+      if (source === sourceId && (stream === undefined || name === stream)) this.#cursors.delete(key);
+    }
+  }
+}

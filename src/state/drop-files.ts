@@ -1,0 +1,49 @@
+import type { DropFileEntry, DropFileLedger, SeenDropFile } from '../sources/csv/ledger.js';
+import type { StateDb } from './database.js';
+
+/** The drop-file ledger of the CSV sources, in the state DB's `drop_files` table. */
+export class DropFilesRepository implements DropFileLedger {
+  constructor(private readonly db: StateDb) {}
+
+  async seen(sourceId: string, checksum: string): Promise<SeenDropFile | null> {
+    const row = await this.db
+      .selectFrom('drop_files')
+      .select(['status', 'archived_path'])
+      .where('source_id', '=', sourceId)
+      .where('checksum', '=', checksum)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? { status: row.status as SeenDropFile['status'], archivedPath: row.archived_path } : null;
+  }
+
+  async record(entry: DropFileEntry): Promise<void> {
+    await this.db
+      .insertInto('drop_files')
+      .values({
+        source_id: entry.sourceId,
+        name: entry.name,
+        checksum: entry.checksum,
+        size: entry.size,
+        status: entry.status,
+        rows: entry.rows,
+        failed_rows: entry.failedRows,
+        error: entry.error ?? null,
+        archived_path: entry.archivedPath ?? null,
+        report_path: entry.reportPath ?? null,
+        claimed_at: entry.claimedAt,
+        finished_at: entry.finishedAt,
+      })
+      .execute();
+  }
+
+  async recent(sourceId: string, limit = 20) {
+    return this.db
+      .selectFrom('drop_files')
+      .selectAll()
+      .where('source_id', '=', sourceId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+}

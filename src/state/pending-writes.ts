@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { StateDb } from './database.js';
+import type { RecordKind } from './schema.js';
+
+export interface PendingWriteRef {
+  sourceId: string;
+  kind: RecordKind;
+  sourceKey: string;
+  operation: string;
+}
+
+/**
+ * Idempotency keys written before a write is sent. After a crash, the same write of the same body
+ * is sent again with the same key, so the API replays it instead of executing it twice.
+ */
+export class PendingWritesRepository {
+  constructor(
+    private readonly db: StateDb,
+    private readonly newKey: () => string = randomUUID,
+  ) {}
+
+  /** The key to send: the stored one when the same body was pending, else a new one (stored first). */
+  async begin(ref: PendingWriteRef, bodyHash: string): Promise<string> {
+    const existing = await this.db
+      .selectFrom('pending_writes')
+      .select(['idempotency_key', 'body_hash'])
+      .where('source_id', '=', ref.sourceId)
+      .where('kind', '=', ref.kind)
+      .where('source_key', '=', ref.sourceKey)
+      .where('operation', '=', ref.operation)
+      .executeTakeFirst();
+    if (existing?.body_hash === bodyHash) {
+      await this.db
+        .updateTable('pending_writes')
+        .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+        .where('idempotency_key', '=', existing.idempotency_key)
+        .execute();
+      return existing.idempotency_key;
+    }
+    const key = this.newKey();
+    await this.db.transaction().execute(async (tx) => {
+      if (existing)
+        await tx
+          .deleteFrom('pending_writes')
+          .where('idempotency_key', '=', existing.idempotency_key)
+          .execute();
+      await tx
+        .insertInto('pending_writes')
+        .values({
+          idempotency_key: key,
+          source_id: ref.sourceId,
+          kind: ref.kind,
+          source_key: ref.sourceKey,
+          operation: ref.operation,
+          body_hash: bodyHash,
+          attempts: 1,
+        })
+        .execute();
+    });
+    return key;
+  }
+
+  /** The write got a final answer (success or a permanent refusal): its key is no longer needed. */
+  async finish(key: string): Promise<void> {
+    await this.db.deleteFrom('pending_writes').where('idempotency_key', '=', key).execute();
+  }
+
+  async count(sourceId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('pending_writes')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('source_id', '=', sourceId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}

@@ -1,0 +1,143 @@
+import type { Logger } from 'pino';
+import type { AccountRecord, CreditNoteRecord, InvoiceRecord, RecordOrigin } from '../domain/records.js';
+import type { DownstreamFailure, Source, SourceBatch, SourceUnit } from '../sources/source.js';
+import type { FailuresRepository } from '../state/failures.js';
+import type { PendingWritesRepository } from '../state/pending-writes.js';
+import type { RecordMapRepository } from '../state/record-map.js';
+import type { RunsRepository } from '../state/runs.js';
+import { syncAccounts } from './account-sync.js';
+import type { SyncApi } from './api-port.js';
+import { type PlannedOperation, type ProgressEvent, recordFailure, type SyncContext } from './context.js';
+import { syncDocuments } from './document-sync.js';
+import { emptyCounts, type KindCounts, type SummaryKey } from './outcome.js';
+import { TagResolver } from './tag-resolver.js';
+
+export interface SyncStateRepos {
+  recordMap: RecordMapRepository;
+  pending: PendingWritesRepository;
+  failures: FailuresRepository;
+  runs: RunsRepository;
+}
+
+export interface RunSyncProps {
+  source: Source;
+  /** The connectionId of linked account sources (default: the source id). */
+  connectionId: string;
+  api: SyncApi;
+  state: SyncStateRepos;
+  logger: Logger;
+  trigger?: string;
+  dryRun?: boolean;
+  /** Records written at once within a batch (the API client bounds requests in flight too). */
+  concurrency?: number;
+  now?: () => Date;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+export interface SourceSummary {
+  sourceId: string;
+  runId: string | null;
+  counts: Record<SummaryKey, KindCounts>;
+  plan: PlannedOperation[];
+  /** Every record that failed in this pass, with where it came from and why. */
+  failures: Array<DownstreamFailure & { unit: string }>;
+  /** Units (files) that could not be read at all. */
+  abandoned: Array<{ unit: string; reason: string }>;
+}
+
+/**
+ * One pass of one source: read -> diff against state -> plan -> execute -> checkpoint.
+ * Every record ends synced, unchanged or recorded as a failure; a unit is completed (archived,
+ * cursor advanced) only after all its records are accounted for.
+ */
+export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
+  const { source, state } = props;
+  const dryRun = props.dryRun ?? false;
+  const runId = dryRun ? null : await state.runs.start(source.id, props.trigger ?? 'once', false);
+  const ctx: SyncContext = {
+    sourceId: source.id,
+    connectionId: props.connectionId,
+    runId,
+    dryRun,
+    api: props.api,
+    recordMap: state.recordMap,
+    pending: state.pending,
+    failures: state.failures,
+    logger: props.logger.child({ sourceId: source.id, ...(runId ? { runId } : {}) }),
+    concurrency: props.concurrency ?? 8,
+    now: props.now ?? (() => new Date()),
+    counts: { accounts: emptyCounts(), invoices: emptyCounts(), creditNotes: emptyCounts() },
+    unitFailures: [],
+    plan: [],
+    onProgress: props.onProgress ?? (() => {}),
+  };
+  const tags = new TagResolver(ctx);
+  const abandoned: SourceSummary['abandoned'] = [];
+  const failures: SourceSummary['failures'] = [];
+  try {
+    for await (const unit of source.units()) {
+      ctx.onProgress({ type: 'unit', name: unit.name });
+      ctx.unitFailures = [];
+      const read = await drainUnit(ctx, tags, unit);
+      if (read !== true) {
+        abandoned.push({ unit: unit.name, reason: read });
+        if (!dryRun) await unit.abandon(read);
+        continue;
+      }
+      failures.push(...ctx.unitFailures.map((f) => ({ ...f, unit: unit.name })));
+      if (dryRun) await unit.release();
+      else await unit.complete({ failures: ctx.unitFailures });
+      ctx.logger.info({ unit: unit.name, failed: ctx.unitFailures.length }, 'unit done');
+    }
+  } catch (error) {
+    if (runId) await state.runs.finish(runId, 'failed', ctx.counts, (error as Error).message);
+    throw error;
+  }
+  const failed = Object.values(ctx.counts).some((c) => c.failed > 0) || abandoned.length > 0;
+  if (runId) await state.runs.finish(runId, failed ? 'partial' : 'succeeded', ctx.counts);
+  return { sourceId: source.id, runId, counts: ctx.counts, plan: ctx.plan, failures, abandoned };
+}
+
+/** Processes every batch of a unit; returns true, or the reason the unit could not be read. */
+async function drainUnit(ctx: SyncContext, tags: TagResolver, unit: SourceUnit): Promise<true | string> {
+  try {
+    for await (const batch of unit.batches()) await processBatch(ctx, tags, batch);
+    return true;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    ctx.logger.error({ unit: unit.name, reason }, 'unit could not be read');
+    return reason;
+  }
+}
+
+async function processBatch(ctx: SyncContext, tags: TagResolver, batch: SourceBatch): Promise<void> {
+  ctx.onProgress({ type: 'records', read: batch.records.length, rejected: batch.rejected.length });
+  for (const problem of batch.rejected) {
+    await recordFailure(
+      ctx,
+      problem.kind,
+      problem.sourceKey,
+      { ...(problem.file ? { file: problem.file } : {}), ...(problem.line ? { line: problem.line } : {}) },
+      {
+        stage: 'validate',
+        message: problem.reason,
+        status: null,
+        apiCode: null,
+        retryable: false,
+        ...(problem.column ? { column: problem.column } : {}),
+      },
+      problem.raw ? { raw: problem.raw } : null,
+    );
+  }
+  const accounts: Array<{ record: AccountRecord; origin: RecordOrigin }> = [];
+  const invoices: Array<{ record: InvoiceRecord; origin: RecordOrigin }> = [];
+  const creditNotes: Array<{ record: CreditNoteRecord; origin: RecordOrigin }> = [];
+  for (const { record, origin } of batch.records) {
+    if (record.kind === 'account') accounts.push({ record, origin });
+    else if (record.kind === 'invoice') invoices.push({ record, origin });
+    else creditNotes.push({ record, origin });
+  }
+  if (accounts.length > 0) await syncAccounts(ctx, tags, accounts);
+  if (invoices.length > 0) await syncDocuments(ctx, 'invoice', invoices);
+  if (creditNotes.length > 0) await syncDocuments(ctx, 'creditNote', creditNotes);
+}

@@ -1,0 +1,90 @@
+import type { Logger } from 'pino';
+import type { SourceConfig } from '../config/schema.js';
+import type { RecordKind } from '../domain/records.js';
+import { replaySource, retryableFailures, storedItems } from '../sources/replay-source.js';
+import type { Source } from '../sources/source.js';
+import type { SyncApi } from './api-port.js';
+import type { ProgressEvent } from './context.js';
+import { runSync, type SourceSummary, type SyncStateRepos } from './run-sync.js';
+
+export interface SyncServiceProps {
+  sources: readonly SourceConfig[];
+  api: SyncApi;
+  state: SyncStateRepos;
+  logger: Logger;
+  /** Builds the source of a configuration (CSV drop folder, SQL, module). */
+  createSource: (config: SourceConfig, options: { dryRun: boolean }) => Source;
+  /** Resets every stream cursor of a source (full re-sync); sources without cursors have none. */
+  resetCursors?: (sourceId: string) => Promise<void>;
+  concurrency?: number;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+/**
+ * The use cases around `runSync`, shared by the CLI and the worker's jobs: a pass of a source,
+ * a full re-sync, a retry of failures, the re-sync of one record.
+ */
+export class SyncService {
+  constructor(private readonly props: SyncServiceProps) {}
+
+  configOf(sourceId: string): SourceConfig {
+    const config = this.props.sources.find((s) => s.id === sourceId);
+    if (!config) throw new Error(`no source "${sourceId}" in the configuration`);
+    return config;
+  }
+
+  /** One pass of the source. `full`: forget hashes and cursors, replay what is known, then the pass. */
+  async syncSource(
+    sourceId: string,
+    options: { trigger?: string; dryRun?: boolean; full?: boolean } = {},
+  ): Promise<SourceSummary[]> {
+    const config = this.configOf(sourceId);
+    const summaries: SourceSummary[] = [];
+    if (options.full && !options.dryRun) {
+      await this.props.state.recordMap.resetHashes(sourceId);
+      await this.props.resetCursors?.(sourceId);
+      const stored = storedItems(await this.props.state.recordMap.storedRecords(sourceId));
+      this.props.logger.info({ sourceId, records: stored.length }, 'full re-sync: replaying known records');
+      summaries.push(
+        await this.#run(config, replaySource(sourceId, 'full re-sync', stored), options.trigger ?? 'full'),
+      );
+    }
+    const source = this.props.createSource(config, { dryRun: options.dryRun ?? false });
+    summaries.push(await this.#run(config, source, options.trigger ?? 'once', options.dryRun));
+    return summaries;
+  }
+
+  /** Syncs the source's failed records again from their stored payload. */
+  async retryFailures(sourceId: string): Promise<{ summary: SourceSummary | null; needData: number }> {
+    const config = this.configOf(sourceId);
+    const { items, needData } = retryableFailures(await this.props.state.failures.open({ sourceId }));
+    if (items.length === 0) return { summary: null, needData: needData.length };
+    return {
+      summary: await this.#run(config, replaySource(sourceId, 'failure retry', items), 'retry'),
+      needData: needData.length,
+    };
+  }
+
+  /** Re-sends one record as last synced (its hash is forgotten first, so it is compared again). */
+  async resyncRecord(sourceId: string, kind: RecordKind, sourceKey: string): Promise<SourceSummary> {
+    const config = this.configOf(sourceId);
+    const rows = await this.props.state.recordMap.storedRecords(sourceId, { kind, keys: [sourceKey] });
+    if (rows.length === 0) throw new Error(`${sourceId} has no synced ${kind} "${sourceKey}"`);
+    await this.props.state.recordMap.resetHash(sourceId, kind, [sourceKey]);
+    return this.#run(config, replaySource(sourceId, 'record re-sync', storedItems(rows)), 'manual');
+  }
+
+  #run(config: SourceConfig, source: Source, trigger: string, dryRun = false): Promise<SourceSummary> {
+    return runSync({
+      source,
+      connectionId: config.connectionId ?? config.id,
+      api: this.props.api,
+      state: this.props.state,
+      logger: this.props.logger,
+      trigger,
+      dryRun,
+      ...(this.props.concurrency ? { concurrency: this.props.concurrency } : {}),
+      ...(this.props.onProgress ? { onProgress: this.props.onProgress } : {}),
+    });
+  }
+}

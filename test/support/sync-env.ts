@@ -1,0 +1,52 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './postgres.js';
+import type { TestSandbox } from './sandbox.js';
+
+export type StateKind = 'embedded' | 'postgres';
+
+/** A temp folder with a drop folder, a config file and the env that points the CLI at a sandbox. */
+export interface SyncEnv {
+  dir: string;
+  dropDir: string;
+  configFile: string;
+  env: NodeJS.ProcessEnv;
+  cleanup(): Promise<void>;
+}
+
+export function syncEnv(sandbox: TestSandbox, state: StateKind, extraYaml = ''): SyncEnv {
+  const dir = mkdtempSync(join(tmpdir(), 'rs-sync-'));
+  const dropDir = join(dir, 'drop');
+  const configFile = join(dir, 'receivables-sync.yaml');
+  const schema = state === 'postgres' ? uniqueSchema('sync') : undefined;
+  writeFileSync(
+    configFile,
+    `state:\n  dataDir: ${join(dir, 'data')}\nsources:\n  - id: erp-csv\n    type: csv\n    dropDir: ${dropDir}\n    stableSeconds: 0\n${extraYaml}`,
+  );
+  const env: NodeJS.ProcessEnv = {
+    RECEIVABLES_BASE_URL: sandbox.baseUrl,
+    RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
+    RECEIVABLES_ORGANIZATION_ID: sandbox.organizationId,
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: schema ? TEST_DATABASE_URL : '',
+    DATABASE_SCHEMA: schema ?? '',
+    REDIS_URL: '',
+  };
+  return {
+    dir,
+    dropDir,
+    configFile,
+    env,
+    async cleanup() {
+      if (schema) await dropSchema(schema);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The last stdout line of `sync --once --json`, parsed. */
+export function lastJsonLine(stdout: string): any {
+  const lines = stdout.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]!);
+}
