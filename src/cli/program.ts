@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { authCommand } from './auth-command.js';
+import { dashboardCommand } from './dashboard-command.js';
 import { demoCommand } from './demo-command.js';
 import { CliError, EXIT_CANNOT_RUN } from './errors.js';
 import { failuresCommand } from './failures-command.js';
@@ -7,6 +8,7 @@ import { migrateCommand } from './migrate-command.js';
 import { sandboxCommand } from './sandbox-command.js';
 import { statusCommand } from './status-command.js';
 import { syncCommand } from './sync-command.js';
+import { workerCommand } from './worker-command.js';
 
 /** The `receivables-sync` program: one subcommand per file in this folder. */
 export function buildProgram(): Command {
@@ -20,9 +22,11 @@ export function buildProgram(): Command {
     )
     .showHelpAfterError()
     .addCommand(syncCommand())
+    .addCommand(workerCommand())
     .addCommand(failuresCommand())
     .addCommand(statusCommand())
     .addCommand(authCommand())
+    .addCommand(dashboardCommand())
     .addCommand(demoCommand())
     .addCommand(sandboxCommand())
     .addCommand(migrateCommand());

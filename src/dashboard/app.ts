@@ -1,0 +1,172 @@
+import { randomBytes as cryptoRandomBytes } from 'node:crypto';
+import formbody from '@fastify/formbody';
+import type { Queue } from 'bullmq';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { Logger } from '../logging/logger.js';
+import { registerActionRoutes } from './action-routes.js';
+import { DashboardAuth, refuse, wantsHtml } from './auth.js';
+import { registerAuthRoutes } from './auth-routes.js';
+import { BULL_BOARD_PATH, bullBoardPlugin } from './bull-board.js';
+import { assertServable } from './credentials.js';
+import { CsrfTokens, sameOrigin } from './csrf.js';
+import type { DashboardDeps, ReadinessCheck } from './deps.js';
+import { DashboardError } from './errors.js';
+import { registerHealthRoutes } from './health-routes.js';
+import { SyncMetrics } from './metrics.js';
+import { noticeQuery } from './notices.js';
+import { registerPageRoutes } from './page-routes.js';
+import { PausedSources } from './paused-sources.js';
+import { SessionStore, SignInThrottle } from './sessions.js';
+import { type QueueView, StatusReader } from './status.js';
+import { StatusQueries } from './status-queries.js';
+import { DASHBOARD_CSS, DASHBOARD_JS } from './views/assets.js';
+
+/** Our own pages load nothing but `/assets/*`, post only to themselves and are never framed. */
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/**
+ * The dashboard's Fastify app, not listening (tests use `inject`; `startDashboard` listens).
+ *
+ * Public: `/healthz`, `/readyz`, `/login`, `/assets/*`. Behind the sign-in (HTTP Basic or the
+ * session cookie of the sign-in form): the sync page `/`, `/partials/status`, `/api/status`, the
+ * POST actions under `/actions/`, `/metrics` and bull-board under `/queues`. Every POST must come
+ * from this origin (Origin check) and the actions also carry a synchronizer token.
+ *
+ * @throws DashboardConfigError when `host` is beyond loopback and there are no credentials.
+ * @example
+ * const app = buildDashboardApp({ sources, db, queues, credentials, host: '127.0.0.1', clock: systemClock, logger });
+ * const res = await app.inject({ url: '/api/status', headers: { authorization: `Basic ${b64}` } });
+ */
+export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
+  assertServable(deps.host, deps.credentials);
+  const logger = deps.logger.child({ component: 'dashboard' });
+  const random = deps.randomBytes ?? cryptoRandomBytes;
+  const queries = new StatusQueries(deps.db);
+  const paused = new PausedSources(deps.db);
+  const queues = deps.queues;
+  const metrics =
+    deps.metrics ??
+    new SyncMetrics({
+      queues: () => queues?.queues ?? [],
+      lastSuccess: () => queries.lastSuccesses(),
+      logger,
+    });
+  const auth = new DashboardAuth({
+    credentials: deps.credentials,
+    sessions: new SessionStore({
+      clock: deps.clock,
+      newId: () => random(32).toString('base64url'),
+      ...(deps.sessionTtlMs ? { ttlMs: deps.sessionTtlMs } : {}),
+    }),
+    throttle: new SignInThrottle(deps.clock),
+    csrf: new CsrfTokens(random(32)),
+    logger,
+  });
+  const status = new StatusReader({
+    sources: deps.sources,
+    queries,
+    paused,
+    clock: deps.clock,
+    ...(queues ? { queueCounts: () => queueCounts(queues.queues, logger) } : {}),
+  });
+  const checks: ReadinessCheck[] = [
+    { name: 'database', check: () => queries.ping() },
+    ...(queues && queues.queues.length > 0
+      ? [{ name: 'redis', check: async () => void (await queues.queues[0]!.getJobCounts('waiting')) }]
+      : []),
+    ...(deps.readiness ?? []),
+  ];
+
+  const app = Fastify({ logger: false, trustProxy: false, bodyLimit: 64 * 1024 });
+  app.register(formbody);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('referrer-policy', 'same-origin');
+    if (!request.url.startsWith(BULL_BOARD_PATH)) reply.header('content-security-policy', PAGE_CSP);
+    const safe = request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS';
+    if (!safe && !sameOrigin(request)) {
+      logger.warn(
+        { url: request.url, origin: request.headers.origin },
+        'dashboard: cross-origin request refused',
+      );
+      await refuse(
+        reply.code(403),
+        request,
+        'DASHBOARD_ORIGIN_REFUSED',
+        'This request came from another site: refused.',
+      );
+    }
+  });
+
+  app.setErrorHandler(async (error: FastifyError | DashboardError, request, reply) => {
+    if (error instanceof DashboardError) {
+      if (request.method === 'POST' && wantsHtml(request)) {
+        const params = (request.params ?? {}) as Record<string, string>;
+        return reply.redirect(
+          noticeQuery({ code: error.code, source: params.sourceId, ...error.details }),
+          303,
+        );
+      }
+      return reply.code(error.status).send({ code: error.code, message: error.message });
+    }
+    const statusCode = (error as FastifyError).statusCode;
+    if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) {
+      return reply
+        .code(statusCode)
+        .send({ code: (error as FastifyError).code ?? 'DASHBOARD_BAD_REQUEST', message: error.message });
+    }
+    logger.error({ err: error, url: request.url }, 'dashboard request failed');
+    return reply.code(500).send({ code: 'DASHBOARD_INTERNAL', message: 'internal error (see the logs)' });
+  });
+
+  registerHealthRoutes(app, checks, logger);
+  app.get('/assets/dashboard.css', (_request, reply) =>
+    reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(DASHBOARD_CSS),
+  );
+  app.get('/assets/dashboard.js', (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(DASHBOARD_JS),
+  );
+  registerAuthRoutes(app, auth);
+
+  app.register(async (scope) => {
+    scope.addHook('onRequest', auth.requireAuth);
+    scope.addHook('onSend', async (_request, reply) => {
+      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    });
+    registerPageRoutes(scope, {
+      auth,
+      status,
+      clock: deps.clock,
+      hasQueues: queues !== undefined,
+      refreshMs: deps.refreshMs ?? 2000,
+      sourceIds: new Set(deps.sources.map((s) => s.id)),
+    });
+    registerActionRoutes(scope, { auth, sources: deps.sources, queues, paused, queries, logger });
+    scope.get('/metrics', async (_request, reply) => {
+      const { contentType, body } = await metrics.text();
+      return reply.type(contentType).send(body);
+    });
+    if (queues && queues.queues.length > 0)
+      await scope.register(bullBoardPlugin(queues.queues), { prefix: BULL_BOARD_PATH });
+  });
+  return app;
+}
+
+async function queueCounts(queues: readonly Queue[], logger: Logger): Promise<QueueView[]> {
+  return Promise.all(
+    queues.map(async (queue): Promise<QueueView> => {
+      try {
+        return { name: queue.name, counts: await queue.getJobCounts() };
+      } catch (error) {
+        logger.warn(
+          { err: (error as Error).message, queue: queue.name },
+          'dashboard: cannot read queue counts',
+        );
+        return { name: queue.name, counts: {}, unreachable: true };
+      }
+    }),
+  );
+}

@@ -1,0 +1,39 @@
+import type { SourceConfig } from '../config/schema.js';
+import type { Clock } from '../domain/clock.js';
+import type { SyncQueues } from '../jobs/types.js';
+import type { Logger } from '../logging/logger.js';
+import type { StateDb } from '../state/database.js';
+import type { DashboardCredentials } from './credentials.js';
+import type { SyncMetrics } from './metrics.js';
+
+/** A dependency `/readyz` checks besides the state DB (Redis, ...). */
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<void>;
+}
+
+/** What `buildDashboardApp` needs; the composition root (`worker`, `dashboard`) builds it. */
+export interface DashboardDeps {
+  /** The configured sources, in configuration order. */
+  sources: readonly SourceConfig[];
+  /** The state DB: runs, failures, record map, drop files, cursors, `sources.paused`. */
+  db: StateDb;
+  /** Where actions are queued; without it the page is read-only (and there is no bull-board). */
+  queues?: SyncQueues | undefined;
+  /** Required unless `host` is a loopback address. */
+  credentials: DashboardCredentials | undefined;
+  /** The address the app will listen on: without credentials it must be loopback. */
+  host: string;
+  /** Served on `/metrics`; default: a new `SyncMetrics` reading queue depths and last successes. */
+  metrics?: SyncMetrics | undefined;
+  /** Checked by `/readyz` after the state DB (a Redis ping is added when `queues` are given). */
+  readiness?: readonly ReadinessCheck[];
+  clock: Clock;
+  logger: Logger;
+  /** `n` random bytes (session ids, the CSRF secret); default: node:crypto. */
+  randomBytes?: (n: number) => Buffer;
+  /** How often the page refreshes its status (default 2000 ms; 0 disables). */
+  refreshMs?: number;
+  /** Lifetime of a sign-in (default 12 h). */
+  sessionTtlMs?: number;
+}

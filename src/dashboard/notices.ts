@@ -1,0 +1,96 @@
+import type { SafeHtml } from './views/html.js';
+import { html } from './views/html.js';
+import { banner } from './views/layout.js';
+
+/** What an action reports on the page it redirects to: a code and a few bounded parameters. */
+export interface Notice {
+  code: string;
+  source?: string | undefined;
+  job?: string | undefined;
+  kind?: string | undefined;
+  key?: string | undefined;
+}
+
+type Render = (n: Notice) => { level: 'ok' | 'error' | 'info'; body: SafeHtml };
+
+/**
+ * The texts of the notices. The redirect carries only the code and its parameters, and the text is
+ * rendered here, so a crafted link cannot make the dashboard say something it never says.
+ */
+const NOTICES: Readonly<Record<string, Render>> = {
+  'resync-queued': (n) => ({
+    level: 'ok',
+    body: html`Re-sync of <b>${n.source}</b> queued (job <code>${n.job}</code>). The page follows it.`,
+  }),
+  'full-resync-queued': (n) => ({
+    level: 'ok',
+    body: html`Full re-sync of <b>${n.source}</b> queued (job <code>${n.job}</code>): hashes and cursors are reset, records are compared again, none is created twice.`,
+  }),
+  'retry-queued': (n) => ({
+    level: 'ok',
+    body: html`Retry of the failures of <b>${n.source}</b> queued (job <code>${n.job}</code>).`,
+  }),
+  'record-queued': (n) => ({
+    level: 'ok',
+    body: html`Re-sync of ${n.kind} <code>${n.key}</code> of <b>${n.source}</b> queued (job <code>${n.job}</code>).`,
+  }),
+  'already-queued': (n) => ({
+    level: 'info',
+    body: html`<b>${n.source}</b> already has this work queued or running (job <code>${n.job}</code>): nothing added.`,
+  }),
+  paused: (n) => ({
+    level: 'ok',
+    body: html`<b>${n.source}</b> is paused: no schedule, file or action runs it until it is resumed.`,
+  }),
+  resumed: (n) => ({ level: 'ok', body: html`<b>${n.source}</b> is resumed.` }),
+  DASHBOARD_SOURCE_UNKNOWN: () => ({ level: 'error', body: html`No such source in the configuration.` }),
+  DASHBOARD_SOURCE_PAUSED: (n) => ({
+    level: 'error',
+    body: html`<b>${n.source}</b> is paused: resume it first.`,
+  }),
+  DASHBOARD_RECORD_UNKNOWN: (n) => ({
+    level: 'error',
+    body: html`<b>${n.source}</b> has no synced ${n.kind} <code>${n.key}</code>: only records synced before can be re-synced (drop the row again otherwise).`,
+  }),
+  DASHBOARD_INPUT_INVALID: () => ({
+    level: 'error',
+    body: html`The form was incomplete: pick a source and a kind, and give a source id.`,
+  }),
+  DASHBOARD_NO_QUEUES: () => ({
+    level: 'error',
+    body: html`Actions need the worker's queues: run <code>receivables-sync worker</code> with <code>REDIS_URL</code> set.`,
+  }),
+  DASHBOARD_QUEUE_UNAVAILABLE: () => ({
+    level: 'error',
+    body: html`The queue could not be reached (Redis): nothing was queued. Try again once it is back.`,
+  }),
+};
+
+/** The query string of the page an action redirects to. */
+export function noticeQuery(notice: Notice): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(notice))
+    if (value) params.set(name === 'code' ? 'notice' : name, value);
+  return `/?${params.toString()}`;
+}
+
+/** The notice of the page's query, rendered (unknown codes and oversized parameters are dropped). */
+export function renderNotice(
+  query: Record<string, unknown>,
+  knownSources: ReadonlySet<string>,
+): SafeHtml | null {
+  const code = typeof query.notice === 'string' ? query.notice : undefined;
+  const render = code ? NOTICES[code] : undefined;
+  if (!code || !render) return null;
+  const bounded = (v: unknown, max: number) => (typeof v === 'string' && v.length <= max ? v : undefined);
+  const source = bounded(query.source, 64);
+  const notice: Notice = {
+    code,
+    source: source && knownSources.has(source) ? source : undefined,
+    job: bounded(query.job, 128),
+    kind: ['account', 'invoice', 'creditNote'].includes(String(query.kind)) ? String(query.kind) : undefined,
+    key: bounded(query.key, 200),
+  };
+  const { level, body } = render(notice);
+  return banner(level, body);
+}

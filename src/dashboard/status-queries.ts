@@ -1,0 +1,258 @@
+import { sql } from 'kysely';
+import type { StateDb } from '../state/database.js';
+import type { RecordKind } from '../state/schema.js';
+
+/** A run as the dashboard shows it (counts as stored: `{accounts: {created, ...}, ...}`). */
+export interface RunRecord {
+  id: string;
+  sourceId: string;
+  trigger: string;
+  status: 'running' | 'succeeded' | 'partial' | 'failed';
+  dryRun: boolean;
+  counts: Record<string, unknown>;
+  error: string | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface FailureRecord {
+  id: string;
+  sourceId: string;
+  kind: RecordKind;
+  sourceKey: string;
+  stage: string;
+  status: number | null;
+  apiCode: string | null;
+  message: string;
+  file: string | null;
+  line: number | null;
+  column: string | null;
+  retryable: boolean;
+  attempts: number;
+  payload: Record<string, unknown> | null;
+  firstFailedAt: Date;
+  lastFailedAt: Date;
+}
+
+export interface CursorRecord {
+  sourceId: string;
+  stream: string;
+  cursor: Record<string, unknown> | null;
+  updatedAt: Date;
+}
+
+export interface DropFileRecord {
+  sourceId: string;
+  name: string;
+  status: string;
+  rows: number;
+  failedRows: number;
+  error: string | null;
+  finishedAt: Date | null;
+}
+
+type RunRow = {
+  id: string | number | bigint;
+  source_id: string;
+  trigger: string;
+  status: RunRecord['status'];
+  dry_run: boolean;
+  counts: Record<string, unknown>;
+  error: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+};
+
+const runOf = (r: RunRow): RunRecord => ({
+  id: String(r.id),
+  sourceId: r.source_id,
+  trigger: r.trigger,
+  status: r.status,
+  dryRun: r.dry_run,
+  counts: r.counts,
+  error: r.error,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+});
+
+/**
+ * The read side of the dashboard: a few set-based queries over the state DB, so one page costs a
+ * fixed number of round trips whatever the number of sources.
+ */
+export class StatusQueries {
+  constructor(private readonly db: StateDb) {}
+
+  /** `select 1`: the DB answers (readiness). */
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  async recentRuns(limit: number): Promise<RunRecord[]> {
+    const rows = await this.db.selectFrom('runs').selectAll().orderBy('id', 'desc').limit(limit).execute();
+    return rows.map(runOf);
+  }
+
+  /** The latest run of each source, whatever its status. */
+  async lastRuns(): Promise<Map<string, RunRecord>> {
+    const rows = await this.db
+      .selectFrom('runs')
+      .selectAll()
+      .distinctOn('source_id')
+      .orderBy('source_id')
+      .orderBy('id', 'desc')
+      .execute();
+    return new Map(rows.map((r) => [r.source_id, runOf(r)]));
+  }
+
+  /** The runs in progress (a source can show "running" while its job is active). */
+  async runningRuns(): Promise<Map<string, RunRecord>> {
+    const rows = await this.db
+      .selectFrom('runs')
+      .selectAll()
+      .where('status', '=', 'running')
+      .where('finished_at', 'is', null)
+      .orderBy('id', 'desc')
+      .execute();
+    const bySource = new Map<string, RunRecord>();
+    for (const row of rows) if (!bySource.has(row.source_id)) bySource.set(row.source_id, runOf(row));
+    return bySource;
+  }
+
+  /** When each source last had a fully successful pass. */
+  async lastSuccesses(): Promise<Array<{ sourceId: string; at: Date }>> {
+    const rows = await this.db
+      .selectFrom('runs')
+      .select(['source_id', (eb) => eb.fn.max('finished_at').as('at')])
+      .where('status', '=', 'succeeded')
+      .where('dry_run', '=', false)
+      .groupBy('source_id')
+      .execute();
+    return rows
+      .filter((r) => r.at !== null)
+      .map((r) => ({ sourceId: r.source_id, at: new Date(r.at as Date) }));
+  }
+
+  /** Synced records per source and kind (the record map). */
+  async recordCounts(): Promise<Map<string, Record<RecordKind, number>>> {
+    const rows = await this.db
+      .selectFrom('record_map')
+      .select(['source_id', 'kind', (eb) => eb.fn.countAll<string>().as('n')])
+      .groupBy(['source_id', 'kind'])
+      .execute();
+    const counts = new Map<string, Record<RecordKind, number>>();
+    for (const row of rows) {
+      const of = counts.get(row.source_id) ?? { account: 0, invoice: 0, creditNote: 0 };
+      of[row.kind] = Number(row.n);
+      counts.set(row.source_id, of);
+    }
+    return counts;
+  }
+
+  async openFailureCounts(): Promise<Map<string, number>> {
+    const rows = await this.db
+      .selectFrom('failures')
+      .select(['source_id', (eb) => eb.fn.countAll<string>().as('n')])
+      .where('resolved_at', 'is', null)
+      .groupBy('source_id')
+      .execute();
+    return new Map(rows.map((r) => [r.source_id, Number(r.n)]));
+  }
+
+  /** The open failures, latest first. */
+  async openFailures(limit: number): Promise<FailureRecord[]> {
+    const rows = await this.db
+      .selectFrom('failures')
+      .selectAll()
+      .where('resolved_at', 'is', null)
+      .orderBy('last_failed_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      id: String(r.id),
+      sourceId: r.source_id,
+      kind: r.kind,
+      sourceKey: r.source_key,
+      stage: r.stage,
+      status: r.status,
+      apiCode: r.api_code,
+      message: r.message,
+      file: r.file,
+      line: r.line,
+      column: r.column_name,
+      retryable: r.retryable,
+      attempts: r.attempts,
+      payload: r.payload,
+      firstFailedAt: r.first_failed_at,
+      lastFailedAt: r.last_failed_at,
+    }));
+  }
+
+  async cursors(): Promise<CursorRecord[]> {
+    const rows = await this.db
+      .selectFrom('cursors')
+      .selectAll()
+      .orderBy('source_id')
+      .orderBy('stream')
+      .execute();
+    return rows.map((r) => ({
+      sourceId: r.source_id,
+      stream: r.stream,
+      cursor: r.cursor,
+      updatedAt: r.updated_at,
+    }));
+  }
+
+  /** The latest files of each CSV source (at most `perSource` each). */
+  async recentDropFiles(perSource: number): Promise<DropFileRecord[]> {
+    const ranked = this.db
+      .selectFrom('drop_files')
+      .select([
+        'source_id',
+        'name',
+        'status',
+        'rows',
+        'failed_rows',
+        'error',
+        'finished_at',
+        'id',
+        sql<number>`row_number() over (partition by source_id order by id desc)`.as('rank'),
+      ])
+      .as('ranked');
+    const rows = await this.db
+      .selectFrom(ranked)
+      .selectAll()
+      .where('rank', '<=', perSource)
+      .orderBy('source_id')
+      .orderBy('id', 'desc')
+      .execute();
+    return rows.map((r) => ({
+      sourceId: r.source_id,
+      name: r.name,
+      status: r.status,
+      rows: r.rows,
+      failedRows: r.failed_rows,
+      error: r.error,
+      finishedAt: r.finished_at,
+    }));
+  }
+
+  /** Whether the record map knows this record (a record re-sync replays its last synced version). */
+  async hasSyncedRecord(sourceId: string, kind: RecordKind, sourceKey: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('record_map')
+      .select('source_key')
+      .where('source_id', '=', sourceId)
+      .where('kind', '=', kind)
+      .where('source_key', '=', sourceKey)
+      .where('record', 'is not', null)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+}
+
+/** The `lastSuccess` reader of `SyncMetrics`, over the state DB. */
+export const lastSuccessfulRuns = (db: StateDb) => {
+  const queries = new StatusQueries(db);
+  return () => queries.lastSuccesses();
+};

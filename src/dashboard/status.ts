@@ -1,0 +1,182 @@
+import type { SourceConfig } from '../config/schema.js';
+import type { Clock } from '../domain/clock.js';
+import type { RecordKind } from '../state/schema.js';
+import type { PausedSources } from './paused-sources.js';
+import type {
+  CursorRecord,
+  DropFileRecord,
+  FailureRecord,
+  RunRecord,
+  StatusQueries,
+} from './status-queries.js';
+
+export interface KindCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+}
+
+export type RunCountsView = Record<'accounts' | 'invoices' | 'creditNotes', KindCounts>;
+
+export interface RunView {
+  id: string;
+  sourceId: string;
+  trigger: string;
+  status: RunRecord['status'];
+  dryRun: boolean;
+  counts: RunCountsView;
+  /** Summed over the kinds. */
+  totals: KindCounts;
+  error: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+}
+
+export interface SourceView {
+  id: string;
+  type: string;
+  schedule: string | null;
+  paused: boolean;
+  /** The run in progress, if any. */
+  running: RunView | null;
+  lastRun: RunView | null;
+  records: Record<RecordKind, number>;
+  openFailures: number;
+  cursors: Array<{ stream: string; cursor: Record<string, unknown> | null; updatedAt: string }>;
+  recentFiles: Array<Omit<DropFileRecord, 'sourceId' | 'finishedAt'> & { finishedAt: string | null }>;
+}
+
+export interface FailureView extends Omit<FailureRecord, 'firstFailedAt' | 'lastFailedAt'> {
+  firstFailedAt: string;
+  lastFailedAt: string;
+}
+
+export interface QueueView {
+  name: string;
+  counts: Record<string, number>;
+  /** The counts could not be read (Redis unreachable). */
+  unreachable?: boolean;
+}
+
+/** Everything the sync page shows; also the body of `GET /api/status`. */
+export interface DashboardStatus {
+  generatedAt: string;
+  sources: SourceView[];
+  runs: RunView[];
+  failures: FailureView[];
+  /** Open failures in all (the list holds the latest `failureLimit`). */
+  failuresTotal: number;
+  /** Null when the dashboard has no queues (actions disabled). */
+  queues: QueueView[] | null;
+}
+
+export interface StatusReaderProps {
+  sources: readonly SourceConfig[];
+  queries: StatusQueries;
+  paused: PausedSources;
+  clock: Clock;
+  /** Job counts of the queues (bull-board has the details); absent without Redis. */
+  queueCounts?: () => Promise<QueueView[]>;
+  runLimit?: number;
+  failureLimit?: number;
+}
+
+const KEYS = ['accounts', 'invoices', 'creditNotes'] as const;
+const OUTCOMES = ['created', 'updated', 'unchanged', 'failed'] as const;
+
+/** Reads stored counts defensively: a run row's `counts` is JSON written by whatever version ran it. */
+export function countsOf(stored: Record<string, unknown>): RunCountsView {
+  const view = {} as RunCountsView;
+  for (const key of KEYS) {
+    const of = (stored[key] ?? {}) as Record<string, unknown>;
+    view[key] = { created: 0, updated: 0, unchanged: 0, failed: 0 };
+    for (const outcome of OUTCOMES) {
+      const n = Number(of[outcome]);
+      view[key][outcome] = Number.isFinite(n) ? n : 0;
+    }
+  }
+  return view;
+}
+
+export function runView(run: RunRecord, clock: Clock): RunView {
+  const counts = countsOf(run.counts);
+  const totals = { created: 0, updated: 0, unchanged: 0, failed: 0 };
+  for (const key of KEYS) for (const outcome of OUTCOMES) totals[outcome] += counts[key][outcome];
+  const end = run.finishedAt ?? clock.now();
+  return {
+    id: run.id,
+    sourceId: run.sourceId,
+    trigger: run.trigger,
+    status: run.status,
+    dryRun: run.dryRun,
+    counts,
+    totals,
+    error: run.error,
+    startedAt: run.startedAt.toISOString(),
+    finishedAt: run.finishedAt?.toISOString() ?? null,
+    durationMs: Math.max(0, end.getTime() - run.startedAt.getTime()),
+  };
+}
+
+/** Builds the sync page's model from the state DB (and the queues when there are some). */
+export class StatusReader {
+  constructor(private readonly props: StatusReaderProps) {}
+
+  async read(): Promise<DashboardStatus> {
+    const { queries, clock } = this.props;
+    const [lastRuns, running, records, failureCounts, failures, cursors, files, paused, runs, queues] =
+      await Promise.all([
+        queries.lastRuns(),
+        queries.runningRuns(),
+        queries.recordCounts(),
+        queries.openFailureCounts(),
+        queries.openFailures(this.props.failureLimit ?? 100),
+        queries.cursors(),
+        queries.recentDropFiles(5),
+        this.props.paused.list(),
+        queries.recentRuns(this.props.runLimit ?? 20),
+        this.props.queueCounts ? this.props.queueCounts() : Promise.resolve(null),
+      ]);
+    const sources = this.props.sources.map((config): SourceView => {
+      const last = lastRuns.get(config.id);
+      const active = running.get(config.id);
+      return {
+        id: config.id,
+        type: config.type,
+        schedule: config.schedule ?? null,
+        paused: paused.has(config.id),
+        running: active ? runView(active, clock) : null,
+        lastRun: last ? runView(last, clock) : null,
+        records: records.get(config.id) ?? { account: 0, invoice: 0, creditNote: 0 },
+        openFailures: failureCounts.get(config.id) ?? 0,
+        cursors: cursors.filter((c) => c.sourceId === config.id).map(cursorView),
+        recentFiles: files
+          .filter((f) => f.sourceId === config.id)
+          .map(({ sourceId: _, finishedAt, ...rest }) => ({
+            ...rest,
+            finishedAt: finishedAt?.toISOString() ?? null,
+          })),
+      };
+    });
+    return {
+      generatedAt: clock.now().toISOString(),
+      sources,
+      runs: runs.map((r) => runView(r, clock)),
+      failures: failures.map((f) => ({
+        ...f,
+        firstFailedAt: f.firstFailedAt.toISOString(),
+        lastFailedAt: f.lastFailedAt.toISOString(),
+      })),
+      failuresTotal: [...failureCounts.values()].reduce((a, b) => a + b, 0),
+      queues,
+    };
+  }
+}
+
+const cursorView = (c: CursorRecord) => ({
+  stream: c.stream,
+  cursor: c.cursor,
+  updatedAt: c.updatedAt.toISOString(),
+});

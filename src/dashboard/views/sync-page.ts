@@ -1,0 +1,178 @@
+import type { DashboardStatus, FailureView, KindCounts, QueueView, RunView, SourceView } from '../status.js';
+import { badge, duration, KIND_LABEL, prettyJson, utc, when } from './format.js';
+import { type HtmlValue, html, type SafeHtml } from './html.js';
+
+export interface SyncPageProps {
+  status: DashboardStatus;
+  csrfToken: string;
+  /** False without queues: the actions are shown disabled. */
+  actionsEnabled: boolean;
+  now: Date;
+  /** Milliseconds between two refreshes of the status sections (0: no refresh). */
+  refreshMs: number;
+}
+
+/** The sections refreshed in place by the page's script (`GET /partials/status`). */
+export function statusSections(props: SyncPageProps): SafeHtml {
+  const { status } = props;
+  return html`<section id="sources" data-refresh>
+  <h2>Sources</h2>
+  ${status.sources.length === 0 ? html`<p class="muted">No source is configured.</p>` : ''}
+  <div class="sources">${status.sources.map((s) => sourceCard(s, props))}</div>
+</section>
+${status.queues ? queuesSection(status.queues) : html`<section id="queues" data-refresh hidden></section>`}
+<section id="runs" data-refresh>
+  <h2>Recent runs</h2>
+  ${runsTable(status.runs, props.now)}
+</section>
+<section id="failures" data-refresh>
+  <h2>Open failures <span class="count" data-field="failures-total">${status.failuresTotal}</span></h2>
+  ${failuresTable(status.failures, status.failuresTotal, props.now)}
+</section>`;
+}
+
+/** The body of the sync page: status sections, then the form to re-sync one record. */
+export function syncPage(props: SyncPageProps): SafeHtml {
+  return html`<div id="live" data-refresh-ms="${props.refreshMs}">
+  <p class="muted small">${props.refreshMs > 0 ? `Refreshed every ${props.refreshMs / 1000} s · ` : ''}<span id="refresh-state">loaded ${utc(props.status.generatedAt)}</span></p>
+  ${statusSections(props)}
+</div>
+${recordForm(props)}`;
+}
+
+function sourceCard(source: SourceView, props: SyncPageProps): SafeHtml {
+  const state = source.running ? badge('running') : source.paused ? badge('paused') : badge('active');
+  const last = source.lastRun;
+  return html`<article class="card source" data-source="${source.id}">
+  <header>
+    <h3>${source.id}</h3>
+    <span class="tag">${source.type}</span>
+    <span data-field="state">${state}</span>
+    <span class="muted small">${source.schedule ? html`schedule <code>${source.schedule}</code>` : 'no schedule (manual and file triggers only)'}</span>
+  </header>
+  <dl class="facts">
+    <dt>Last run</dt>
+    <dd data-field="last-run">${
+      last
+        ? html`<span data-field="last-run-status">${badge(last.status)}</span> ${when(last.finishedAt ?? last.startedAt, props.now)} <span class="muted">#${last.id} · ${last.trigger}</span><br>${countsLine(last.totals, 'last-run')}`
+        : html`<span class="muted">never synced</span>`
+    }</dd>
+    <dt>Synced records</dt>
+    <dd><span data-field="records-account">${source.records.account}</span> ${plural(source.records.account, 'account')} · <span data-field="records-invoice">${source.records.invoice}</span> ${plural(source.records.invoice, 'invoice')} · <span data-field="records-creditNote">${source.records.creditNote}</span> ${plural(source.records.creditNote, 'credit note')}</dd>
+    <dt>Open failures</dt>
+    <dd>${source.openFailures > 0 ? html`<a href="#failures" class="bad" data-field="open-failures">${source.openFailures}</a>` : html`<span data-field="open-failures">0</span>`}</dd>
+    <dt>Cursor</dt>
+    <dd>${
+      source.cursors.length === 0
+        ? html`<span class="muted">${source.type === 'csv' ? 'none (files are tracked by checksum)' : 'none yet'}</span>`
+        : source.cursors.map(
+            (c) =>
+              html`<details id="cursor-${source.id}-${c.stream}"><summary><code>${c.stream}</code> · ${when(c.updatedAt, props.now)}</summary><pre>${prettyJson(c.cursor)}</pre></details>`,
+          )
+    }</dd>
+    ${
+      source.recentFiles.length > 0
+        ? html`<dt>Recent files</dt><dd><details id="files-${source.id}"><summary>${source.recentFiles.length} latest</summary><table class="compact"><tbody>${source.recentFiles.map(
+            (f) =>
+              html`<tr><td><code>${f.name}</code></td><td>${badge(f.status)}</td><td>${f.rows} rows${f.failedRows > 0 ? html`, <span class="bad">${f.failedRows} failed</span>` : ''}</td><td>${f.finishedAt ? when(f.finishedAt, props.now) : ''}</td><td class="muted">${f.error ?? ''}</td></tr>`,
+          )}</tbody></table></details></dd>`
+        : ''
+    }
+  </dl>
+  <footer class="actions">${sourceActions(source, props)}</footer>
+</article>`;
+}
+
+function sourceActions(source: SourceView, props: SyncPageProps): SafeHtml {
+  const off = !props.actionsEnabled || source.paused;
+  const why = !props.actionsEnabled
+    ? 'no queues: start the worker (REDIS_URL) to run actions'
+    : source.paused
+      ? 'paused: resume it first'
+      : '';
+  const action = (
+    name: string,
+    label: string,
+    options: { disabled?: boolean; confirm?: string; primary?: boolean } = {},
+  ) =>
+    html`<form method="post" action="/actions/sources/${encodeURIComponent(source.id)}/${name}" class="inline"${options.confirm ? html` data-confirm="${options.confirm}"` : ''}><input type="hidden" name="_csrf" value="${props.csrfToken}"><button type="submit" name="action" value="${name}"${options.primary ? html` class="primary"` : ''}${options.disabled ? html` disabled title="${why}"` : ''}>${label}</button></form>`;
+  return html`${action('resync', 'Re-sync', { disabled: off, primary: true })}
+${action('full-resync', 'Full re-sync', { disabled: off, confirm: `Full re-sync of ${source.id}: forget its hashes and cursors and compare every record again (no duplicates are created). Continue?` })}
+${action('retry-failures', 'Retry failures', { disabled: off || source.openFailures === 0 })}
+${source.paused ? action('resume', 'Resume') : action('pause', 'Pause', { confirm: `Pause ${source.id}? Schedules, file polling and actions stop until it is resumed.` })}`;
+}
+
+function countsLine(c: KindCounts, field: string, title?: string): SafeHtml {
+  const part = (outcome: keyof KindCounts, label: string) =>
+    html`<span class="n n-${outcome}${c[outcome] > 0 && outcome === 'failed' ? ' bad' : ''}" data-field="${field}-${outcome}">${c[outcome]}</span> ${label}`;
+  return html`<span class="counts"${title ? html` title="${title}"` : ''}>${part('created', 'created')} · ${part('updated', 'updated')} · ${part('unchanged', 'unchanged')} · ${part('failed', 'failed')}</span>`;
+}
+
+function queuesSection(queues: readonly QueueView[]): SafeHtml {
+  const states = ['waiting', 'active', 'delayed', 'failed', 'completed', 'paused'];
+  return html`<section id="queues" data-refresh>
+  <h2>Queues <a class="small" href="/queues">details</a></h2>
+  <table><thead><tr><th>queue</th>${states.map((s) => html`<th class="num">${s}</th>`)}</tr></thead>
+  <tbody>${queues.map((q) =>
+    q.unreachable
+      ? html`<tr data-queue="${q.name}"><td><code>${q.name}</code></td><td colspan="${states.length}" class="bad">unreachable (Redis)</td></tr>`
+      : html`<tr data-queue="${q.name}"><td><code>${q.name}</code></td>${states.map((s) => html`<td class="num">${q.counts[s] ?? 0}</td>`)}</tr>`,
+  )}</tbody></table>
+</section>`;
+}
+
+function runsTable(runs: readonly RunView[], now: Date): SafeHtml {
+  if (runs.length === 0) return html`<p class="muted">No run yet.</p>`;
+  const perKind = (r: RunView) =>
+    (['accounts', 'invoices', 'creditNotes'] as const)
+      .map(
+        (k) =>
+          `${k}: ${r.counts[k].created} created, ${r.counts[k].updated} updated, ${r.counts[k].unchanged} unchanged, ${r.counts[k].failed} failed`,
+      )
+      .join('\n');
+  return html`<table class="runs"><thead><tr><th>#</th><th>source</th><th>trigger</th><th>status</th><th>started</th><th>took</th><th class="num">created</th><th class="num">updated</th><th class="num">unchanged</th><th class="num">failed</th><th>error</th></tr></thead>
+<tbody>${runs.map(
+    (r) =>
+      html`<tr data-run="${r.id}" title="${perKind(r)}"><td>${r.id}</td><td>${r.sourceId}</td><td>${r.trigger}${r.dryRun ? ' (dry run)' : ''}</td><td>${badge(r.status)}</td><td>${when(r.startedAt, now)}</td><td>${duration(r.durationMs)}</td>${cell(r.totals.created, 'created')}${cell(r.totals.updated, 'updated')}${cell(r.totals.unchanged, 'unchanged')}${cell(r.totals.failed, 'failed')}<td class="error">${r.error ?? ''}</td></tr>`,
+  )}</tbody></table>`;
+}
+
+const plural = (n: number, noun: string) => (n === 1 ? noun : `${noun}s`);
+
+const cell = (n: number, field: string): SafeHtml =>
+  html`<td class="num${field === 'failed' && n > 0 ? ' bad' : ''}" data-field="${field}">${n}</td>`;
+
+function failuresTable(failures: readonly FailureView[], total: number, now: Date): SafeHtml {
+  if (failures.length === 0) return html`<p class="muted">None: every record synced or unchanged.</p>`;
+  return html`${total > failures.length ? html`<p class="muted">The latest ${failures.length} of ${total}; <code>receivables-sync failures</code> lists them all.</p>` : ''}
+<table class="failures"><thead><tr><th>source</th><th>kind</th><th>source id</th><th>stage</th><th>status / code</th><th>message</th><th>where</th><th class="num">attempts</th><th>last failed</th><th>payload</th></tr></thead>
+<tbody>${failures.map((f) => failureRow(f, now))}</tbody></table>`;
+}
+
+function failureRow(f: FailureView, now: Date): SafeHtml {
+  const where: HtmlValue = [f.file, f.line ? `line ${f.line}` : null, f.column ? `column ${f.column}` : null]
+    .filter(Boolean)
+    .join(', ');
+  const code = [f.status === null ? null : String(f.status), f.apiCode].filter(Boolean).join(' ');
+  return html`<tr data-failure="${f.id}" data-key="${f.sourceKey}"><td>${f.sourceId}</td><td>${KIND_LABEL[f.kind] ?? f.kind}</td><td><code>${f.sourceKey}</code></td><td>${f.stage}</td><td><code>${code}</code></td><td class="message">${f.message}</td><td class="muted">${where}</td><td class="num">${f.attempts}${f.retryable ? html` <span class="tag" title="retried automatically">retryable</span>` : ''}</td><td>${when(f.lastFailedAt, now)}</td><td>${
+    f.payload === null
+      ? html`<span class="muted">none</span>`
+      : html`<details id="payload-${f.id}"><summary>show</summary><pre>${prettyJson(f.payload)}</pre></details>`
+  }</td></tr>`;
+}
+
+function recordForm(props: SyncPageProps): SafeHtml {
+  const sources = props.status.sources;
+  const disabled = !props.actionsEnabled || sources.length === 0;
+  return html`<section id="record-resync" class="card">
+  <h2>Re-sync one record</h2>
+  <p class="muted">Sends the record again as last synced (its hash is forgotten first), e.g. after a fix on the Receivables side.</p>
+  <form method="post" action="/actions/records/resync" class="row">
+    <input type="hidden" name="_csrf" value="${props.csrfToken}">
+    <label>Source <select name="sourceId" required>${sources.map((s) => html`<option value="${s.id}">${s.id}</option>`)}</select></label>
+    <label>Kind <select name="kind" required><option value="account">account</option><option value="invoice">invoice</option><option value="creditNote">credit note</option></select></label>
+    <label>Source id <input name="sourceKey" required maxlength="200" placeholder="INV-42"></label>
+    <button type="submit"${disabled ? html` disabled` : ''}>Re-sync record</button>
+  </form>
+</section>`;
+}

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { DelayedError, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import type { SourceConfig } from '../config/schema.js';
+import type { RecordKind } from '../domain/records.js';
+import type { SourceSummary } from '../sync/run-sync.js';
+import type { SyncService } from '../sync/sync-service.js';
+import { permanentJobError, toJobError } from './job-errors.js';
+import type { SyncJobName } from './job-keys.js';
+import type { SourceLease, SourceLock } from './source-lock.js';
+import type { SyncJob, SyncJobResult } from './types.js';
+
+/** The use cases a job runs: the same `SyncService` the CLI uses. */
+export type SyncUseCases = Pick<SyncService, 'syncSource' | 'retryFailures' | 'resyncRecord'>;
+
+export interface SyncProcessorProps {
+  service: SyncUseCases;
+  sources: readonly SourceConfig[];
+  lock: Pick<SourceLock, 'acquire'>;
+  logger: Logger;
+  /** Whether the state DB knows the record (a re-sync of an unknown record can never succeed). */
+  recordExists(sourceId: string, kind: RecordKind, sourceKey: string): Promise<boolean>;
+  /** A paused source's jobs finish at once without syncing (the dashboard pauses and resumes). */
+  isPaused(sourceId: string): Promise<boolean>;
+  /** Puts back the files a cut-short pass left claimed (see `restoreClaimedFiles`). */
+  restoreClaimedFiles(config: SourceConfig, logger: Logger): Promise<string[]>;
+  /** How long a job waits when another job of its source holds the source lock. */
+  sourceBusyRetryMs: number;
+  now?: () => number;
+}
+
+/** The part of a BullMQ job the processor uses (tests pass plain objects). */
+export type ProcessedJob = Pick<
+  Job<SyncJob, SyncJobResult, SyncJobName>,
+  'id' | 'name' | 'data' | 'attemptsMade' | 'stalledCounter' | 'moveToDelayed'
+>;
+
+/**
+ * The worker's processor: one job = one use case of `SyncService`, under the source lock.
+ * A job whose source is busy goes back to `delayed` without spending an attempt (`DelayedError`);
+ * a permanent failure is thrown as `UnrecoverableError`, anything else is retried with backoff.
+ */
+export function createSyncProcessor(props: SyncProcessorProps) {
+  const now = props.now ?? Date.now;
+  return async (job: ProcessedJob, token?: string): Promise<SyncJobResult> => {
+    const data = job.data;
+    const log = props.logger.child({ jobId: job.id, job: job.name, sourceId: data.sourceId });
+    const config = props.sources.find((s) => s.id === data.sourceId);
+    if (!config) throw permanentJobError(`no source "${data.sourceId}" in the configuration`);
+    if (await props.isPaused(data.sourceId)) {
+      log.info('source paused: job skipped');
+      return { sourceId: data.sourceId, runs: [], skipped: 'paused' };
+    }
+    const owner = `${job.id}:${token ?? randomUUID()}`;
+    const lease = await props.lock.acquire(data.sourceId, owner, { pass: data.type === 'source-sync' });
+    if (!lease) {
+      log.debug({ retryInMs: props.sourceBusyRetryMs }, 'another job of this source is running: waiting');
+      await job.moveToDelayed(now() + props.sourceBusyRetryMs, token);
+      throw new DelayedError();
+    }
+    let finished = false;
+    try {
+      log.info({ attempt: job.attemptsMade + 1, recovered: job.stalledCounter > 0 }, 'job started');
+      const result = await run(props, data, config, lease, log);
+      finished = true;
+      log.info({ runs: result.runs }, 'job done');
+      return result;
+    } catch (error) {
+      throw toJobError(error);
+    } finally {
+      await lease.release({ passFinished: finished }).catch((error: Error) => {
+        log.warn({ err: error.message }, 'cannot release the source lock (it expires by itself)');
+      });
+    }
+  };
+}
+
+async function run(
+  props: SyncProcessorProps,
+  data: SyncJob,
+  config: SourceConfig,
+  lease: SourceLease,
+  log: Logger,
+): Promise<SyncJobResult> {
+  switch (data.type) {
+    case 'source-sync': {
+      if (lease.previousPassUnfinished) await props.restoreClaimedFiles(config, log);
+      const summaries = await props.service.syncSource(data.sourceId, {
+        trigger: data.trigger,
+        ...(data.full ? { full: true } : {}),
+      });
+      return resultOf(data.sourceId, summaries);
+    }
+    case 'failure-retry': {
+      const { summary, needData } = await props.service.retryFailures(data.sourceId);
+      return { ...resultOf(data.sourceId, summary ? [summary] : []), needData };
+    }
+    case 'record-resync': {
+      if (!(await props.recordExists(data.sourceId, data.kind, data.sourceKey))) {
+        throw permanentJobError(`${data.sourceId} has no synced ${data.kind} "${data.sourceKey}"`);
+      }
+      return resultOf(data.sourceId, [
+        await props.service.resyncRecord(data.sourceId, data.kind, data.sourceKey),
+      ]);
+    }
+  }
+}
+
+/** A small, JSON-friendly result (BullMQ stores it; bull-board shows it). */
+function resultOf(sourceId: string, summaries: readonly SourceSummary[]): SyncJobResult {
+  return {
+    sourceId,
+    runs: summaries.map((s) => ({
+      runId: s.runId,
+      counts: s.counts,
+      failed: s.failures.length,
+      abandoned: s.abandoned.length,
+    })),
+  };
+}

@@ -1,0 +1,52 @@
+import type { Queue } from 'bullmq';
+
+/** Jobs of the worker. Job ids are deterministic so a source never has two syncs queued at once. */
+export type SyncJob =
+  | { type: 'source-sync'; sourceId: string; trigger: 'schedule' | 'manual' | 'file'; full?: boolean }
+  | { type: 'record-resync'; sourceId: string; kind: 'account' | 'invoice' | 'creditNote'; sourceKey: string }
+  | { type: 'failure-retry'; sourceId: string };
+
+/** What a finished job returns (shown by bull-board): one entry per run of the sync engine. */
+export interface SyncJobResult {
+  sourceId: string;
+  runs: Array<{
+    runId: string | null;
+    counts: Record<
+      'accounts' | 'invoices' | 'creditNotes',
+      { created: number; updated: number; unchanged: number; failed: number }
+    >;
+    failed: number;
+    abandoned: number;
+  }>;
+  /** failure-retry: failures that cannot be retried from their stored payload (the row must be dropped again). */
+  needData?: number;
+  /** The job ran nothing: its source is paused. */
+  skipped?: 'paused';
+}
+
+/**
+ * What the dashboard and the CLI need from the worker's queues: enqueue work, and the BullMQ
+ * queues themselves for bull-board. Implemented in `src/jobs/queues.ts`.
+ */
+export interface SyncQueues {
+  /**
+   * Queues a pass of one source (deduplicated: a source already queued or running is not queued
+   * twice; `deduplicated` is then true and `jobId` is the pending job's). `scheduledAt`: the tick of
+   * a schedule, which makes the job id deterministic so every worker firing that tick adds one job.
+   */
+  enqueueSourceSync(
+    sourceId: string,
+    options?: { trigger?: 'schedule' | 'manual' | 'file'; full?: boolean; scheduledAt?: Date },
+  ): Promise<{ jobId: string; deduplicated: boolean }>;
+  /** Queues the re-sync of one record by its source id. */
+  enqueueRecordResync(
+    sourceId: string,
+    kind: 'account' | 'invoice' | 'creditNote',
+    sourceKey: string,
+  ): Promise<{ jobId: string; deduplicated: boolean }>;
+  /** Queues a retry of the source's open failures. */
+  enqueueFailureRetry(sourceId: string): Promise<{ jobId: string; deduplicated: boolean }>;
+  /** For bull-board and metrics. */
+  readonly queues: readonly Queue[];
+  close(): Promise<void>;
+}

@@ -1,0 +1,205 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Migrator } from 'kysely/migration';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSyncRuntime, syncServiceOf } from '../../src/cli/runtime.js';
+import { type LoadedConfig, loadConfig } from '../../src/config/load.js';
+import { SyncMetrics } from '../../src/dashboard/metrics.js';
+import { startWorkerDashboard } from '../../src/dashboard/worker-dashboard.js';
+import { type RunningWorkerDaemon, startWorkerDaemon } from '../../src/jobs/worker-daemon.js';
+import { workerSettingsOf } from '../../src/jobs/worker-settings.js';
+import { createLogger } from '../../src/logging/logger.js';
+import { FolderMigrationProvider, openStateDatabase } from '../../src/state/database.js';
+import {
+  ACCOUNT_HEADER,
+  accountRow,
+  dropCsv,
+  INVOICE_HEADER,
+  invoiceRow,
+  range,
+} from '../support/drop-data.js';
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const USER = 'ops';
+const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
+const SCREENSHOT = join(tmpdir(), 'receivables-sync-dashboard.png');
+const basicAuth = (password: string) => `Basic ${Buffer.from(`${USER}:${password}`).toString('base64')}`;
+
+/**
+ * The acceptance test of the dashboard: a first sync into the sandbox, then the worker daemon as
+ * `worker` runs it (real Redis queue, BullMQ worker, the dashboard on loopback with credentials),
+ * driven through Debian's Chromium by playwright-core.
+ */
+describe('the dashboard in a browser', () => {
+  const logger = createLogger({ level: 'warn' });
+  const schema = uniqueSchema('dash_e2e');
+  let dir: string;
+  let dropDir: string;
+  let sandbox: TestSandbox;
+  let daemon: RunningWorkerDaemon;
+  let url: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'rs-dash-'));
+    dropDir = join(dir, 'drop');
+    sandbox = await startTestSandbox();
+    // Migrate with the schema named, so a concurrent test file's migration table is not taken for ours.
+    const migrated = await openStateDatabase({
+      databaseUrl: TEST_DATABASE_URL,
+      dataDir: dir,
+      schema,
+      migrate: false,
+    });
+    await new Migrator({
+      db: migrated.db,
+      provider: new FolderMigrationProvider(),
+      migrationTableSchema: schema,
+    }).migrateToLatest();
+    await migrated.close();
+
+    const configFile = join(dir, 'receivables-sync.yaml');
+    writeFileSync(
+      configFile,
+      `sources:\n  - id: erp-csv\n    type: csv\n    dropDir: ${dropDir}\n    stableSeconds: 0\n`,
+    );
+    const loaded: LoadedConfig = loadConfig({
+      file: configFile,
+      env: {
+        RECEIVABLES_BASE_URL: sandbox.baseUrl,
+        RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
+        RECEIVABLES_ORGANIZATION_ID: sandbox.organizationId,
+        DATABASE_URL: TEST_DATABASE_URL,
+        DATABASE_SCHEMA: schema,
+        REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        DASHBOARD_HOST: '127.0.0.1',
+        DASHBOARD_PORT: '0',
+        DASHBOARD_USER: USER,
+        DASHBOARD_PASSWORD: PASSWORD,
+        LOG_LEVEL: 'warn',
+      },
+    });
+
+    // A first pass (as `sync --once`): 3 accounts, 2 invoices, one naming an account that does not exist.
+    dropCsv(
+      dropDir,
+      'accounts.csv',
+      ACCOUNT_HEADER,
+      range(1, 3).map((i) => accountRow(i)),
+    );
+    dropCsv(dropDir, 'invoices.csv', INVOICE_HEADER, [invoiceRow(1, 1), invoiceRow(2, 404)]);
+    const once = await openSyncRuntime(loaded, logger);
+    try {
+      await syncServiceOf(once, loaded.config.sources).syncSource('erp-csv', { trigger: 'once' });
+    } finally {
+      await once.close();
+    }
+
+    // The daemon as `worker` starts it, on a queue prefix of its own.
+    const metrics = new SyncMetrics({ logger });
+    const settings = {
+      ...workerSettingsOf(loaded.config)!,
+      prefix: `test-dash-e2e-${randomBytes(4).toString('hex')}`,
+      attempts: 1,
+    };
+    daemon = await startWorkerDaemon({
+      loaded,
+      settings,
+      logger,
+      openRuntime: openSyncRuntime,
+      syncService: (runtime) => metrics.instrumentService(syncServiceOf(runtime, loaded.config.sources)),
+      startDashboard: (deps) => startWorkerDashboard({ ...deps, metrics }),
+    });
+    url = daemon.dashboard!.url;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (daemon) {
+      await daemon.queues.queue.obliterate({ force: true });
+      await daemon.close();
+    }
+    await sandbox?.close();
+    await dropSchema(schema);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('when a user signs in, presses Re-sync after a new drop, then the run finishes and the counts change on the page', async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const page = await context.newPage();
+    try {
+      const first = await page.goto(url);
+      expect(first?.status()).toBe(401);
+      await page.getByLabel('User').fill(USER);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+
+      const source = page.locator('[data-source="erp-csv"]');
+      await source.waitFor();
+      expect(await source.locator('[data-field="records-account"]').textContent()).toBe('3');
+      expect(await source.locator('[data-field="last-run-created"]').textContent()).toBe('4');
+      expect(await source.locator('[data-field="last-run-failed"]').textContent()).toBe('1');
+      const failure = page.locator('#failures tr[data-key="INV-2"]');
+      await failure.waitFor();
+      expect(await failure.textContent()).toContain('C-404');
+
+      // New rows arrive; the user asks for a pass instead of waiting for the schedule.
+      dropCsv(
+        dropDir,
+        'accounts-2.csv',
+        ACCOUNT_HEADER,
+        range(4, 5).map((i) => accountRow(i)),
+      );
+      await source.getByRole('button', { name: 'Re-sync', exact: true }).click();
+      await page.getByText('Re-sync of erp-csv queued').waitFor();
+
+      // The page refreshes itself: the worker's run shows up, finishes, and the counts change.
+      await source.locator('[data-field="records-account"]', { hasText: /^5$/ }).waitFor({ timeout: 30_000 });
+      await source
+        .locator('[data-field="last-run-status"] [data-status="succeeded"]')
+        .waitFor({ timeout: 30_000 });
+      expect(await source.locator('[data-field="last-run-created"]').textContent()).toBe('2');
+      expect(await page.locator('#runs tbody tr').count()).toBe(2);
+      expect(await sandbox.admin('GET', '/stats')).toMatchObject({ accounts: 5 });
+
+      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+      const metrics = await (
+        await fetch(`${url}/metrics`, { headers: { authorization: basicAuth(PASSWORD) } })
+      ).text();
+      expect(metrics).toContain(
+        'receivables_sync_records_total{source="erp-csv",kind="account",outcome="created"} 2',
+      );
+      expect(metrics).toContain('receivables_sync_api_rate_limited_total 0');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('when a request comes without credentials, then the dashboard refuses it (401)', async () => {
+    const anonymous = await fetch(`${url}/api/status`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toMatch(/^Basic/);
+    expect((await fetch(`${url}/`, { headers: { authorization: basicAuth('nope') } })).status).toBe(401);
+    expect(
+      (await fetch(`${url}/api/status`, { headers: { authorization: basicAuth(PASSWORD) } })).status,
+    ).toBe(200);
+  });
+});

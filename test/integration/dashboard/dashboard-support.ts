@@ -1,0 +1,154 @@
+import type { Queue } from 'bullmq';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import { type SourceConfig, sourceSchema } from '../../../src/config/schema.js';
+import { buildDashboardApp } from '../../../src/dashboard/app.js';
+import type { DashboardDeps } from '../../../src/dashboard/deps.js';
+import { ManualClock } from '../../../src/domain/clock.js';
+import type { SyncQueues } from '../../../src/jobs/types.js';
+import { createLogger } from '../../../src/logging/logger.js';
+import {
+  FolderMigrationProvider,
+  openStateDatabase,
+  type StateDatabase,
+} from '../../../src/state/database.js';
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
+
+export const silentLogger = createLogger({ level: 'silent' });
+
+/** Parsed by the schema, so the defaults of each source type are filled in. */
+export const SOURCES: SourceConfig[] = [
+  { id: 'erp-csv', type: 'csv', dropDir: '/tmp/unused-drop', schedule: '*/5 * * * *', stableSeconds: 0 },
+  {
+    id: 'billing-db',
+    type: 'sql',
+    urlEnv: 'BILLING_DATABASE_URL',
+    schedule: '*/10 * * * *',
+    streams: { invoices: { query: 'select * from billing.invoices' } },
+  },
+].map((s) => sourceSchema.parse(s));
+
+export const CREDENTIALS = { user: 'ops', password: 'correct horse battery staple' };
+export const basic = (user = CREDENTIALS.user, password = CREDENTIALS.password) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+/** What `inject` sends as Host by default, hence the origin of a same-origin POST. */
+export const ORIGIN = 'http://localhost:80';
+
+type Enqueued =
+  | { type: 'source-sync'; sourceId: string; trigger: string | undefined; full: boolean }
+  | { type: 'record-resync'; sourceId: string; kind: string; sourceKey: string }
+  | { type: 'failure-retry'; sourceId: string };
+
+/** A `SyncQueues` that records what it is asked (no Redis). */
+export class RecordingQueues implements SyncQueues {
+  readonly calls: Enqueued[] = [];
+  readonly queues: readonly Queue[] = [];
+  /** Source syncs pending, to answer `deduplicated` like the real queue. */
+  readonly pending = new Set<string>();
+  failWith: Error | null = null;
+
+  async enqueueSourceSync(
+    sourceId: string,
+    options: { trigger?: 'schedule' | 'manual' | 'file'; full?: boolean } = {},
+  ) {
+    if (this.failWith) throw this.failWith;
+    this.calls.push({ type: 'source-sync', sourceId, trigger: options.trigger, full: options.full ?? false });
+    const deduplicated = this.pending.has(sourceId);
+    this.pending.add(sourceId);
+    return { jobId: `source-sync.${sourceId}.${deduplicated ? 1 : this.calls.length}`, deduplicated };
+  }
+
+  async enqueueRecordResync(sourceId: string, kind: 'account' | 'invoice' | 'creditNote', sourceKey: string) {
+    this.calls.push({ type: 'record-resync', sourceId, kind, sourceKey });
+    return { jobId: `record-resync.${sourceId}.${this.calls.length}`, deduplicated: false };
+  }
+
+  async enqueueFailureRetry(sourceId: string) {
+    this.calls.push({ type: 'failure-retry', sourceId });
+    return { jobId: `failure-retry.${sourceId}.${this.calls.length}`, deduplicated: false };
+  }
+
+  async close() {}
+}
+
+/**
+ * A state DB in a schema of its own (migrated), dropped by `close`. The migrations run with
+ * `migrationTableSchema`: kysely's Migrator otherwise looks for its lock table in every schema and
+ * skips creating ours while another test file's schema has one.
+ */
+export async function openTestState(prefix: string): Promise<StateDatabase & { schema: string }> {
+  const schema = uniqueSchema(prefix);
+  const state = await openStateDatabase({
+    databaseUrl: TEST_DATABASE_URL,
+    dataDir: '/tmp/unused',
+    schema,
+    migrate: false,
+  });
+  const migrator = new Migrator({
+    db: state.db,
+    provider: new FolderMigrationProvider(),
+    migrationTableSchema: schema,
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error) {
+    await state.close();
+    throw error;
+  }
+  return {
+    ...state,
+    schema,
+    close: async () => {
+      await state.close();
+      await dropSchema(schema);
+    },
+  };
+}
+
+/** Empties the tables between tests of one file. */
+export async function truncateState(state: StateDatabase): Promise<void> {
+  await sql`truncate sources, runs, cursors, record_map, pending_writes, failures, drop_files`.execute(
+    state.db,
+  );
+}
+
+export function testApp(state: StateDatabase, overrides: Partial<DashboardDeps> = {}): FastifyInstance {
+  return buildDashboardApp({
+    sources: SOURCES,
+    db: state.db,
+    queues: new RecordingQueues(),
+    credentials: CREDENTIALS,
+    host: '127.0.0.1',
+    clock: new ManualClock('2026-01-15T10:00:00Z'),
+    logger: silentLogger,
+    ...overrides,
+  });
+}
+
+/** The CSRF token of the page (`/api/status` gives it to scripts). */
+export async function csrfTokenOf(app: FastifyInstance, headers: Record<string, string>): Promise<string> {
+  const res = await app.inject({ url: '/api/status', headers });
+  if (res.statusCode !== 200) throw new Error(`/api/status answered ${res.statusCode}: ${res.body}`);
+  return res.json().csrfToken;
+}
+
+/** A form POST as a browser sends it from the page. */
+export function formPost(
+  app: FastifyInstance,
+  url: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
+  return app.inject({
+    method: 'POST',
+    url,
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'text/html',
+      origin: ORIGIN,
+      ...headers,
+    },
+    payload: new URLSearchParams(form).toString(),
+  });
+}
