@@ -45,7 +45,12 @@ const isApiPath = (url: string) =>
  * scope (403), idempotency (400/409/422/503), then the route.
  */
 export function buildSandboxApp(deps: SandboxDeps): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: MAX_UPLOAD_BYTES, trustProxy: false, forceCloseConnections: true });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: MAX_UPLOAD_BYTES,
+    trustProxy: false,
+    forceCloseConnections: true,
+  });
   const now = () => deps.options.clock.now();
 
   app.register(formbody);

@@ -40,7 +40,7 @@ describe('state DB', () => {
           state.db,
         );
         expect(result.rows.map((r) => r.table_name)).toEqual(TABLES);
-        expect(await migrateToLatest(state.db)).toEqual([]);
+        expect(await migrateToLatest(state.db, 'schema' in props ? props.schema : 'public')).toEqual([]);
         await state.db.insertInto('sources').values({ id: 'erp-csv', type: 'csv' }).execute();
         const row = await state.db.selectFrom('sources').selectAll().executeTakeFirstOrThrow();
         expect(row.paused).toBe(false);
