@@ -53,7 +53,7 @@ export class IdempotencyStore {
     nowMs: number,
   ): void {
     const entry = this.#entries.get(scope);
-    if (!entry || entry.state !== 'running') return;
+    if (entry?.state !== 'running') return;
     if (status >= 400) {
       this.#entries.delete(scope);
       return;

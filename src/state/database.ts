@@ -84,7 +84,7 @@ export class MigrationError extends Error {
  * Applies pending migrations. The migration tables live in `schema` too: without it, kysely would
  * take another schema's `kysely_migration_lock` for this one's.
  */
-export async function migrateToLatest(db: Kysely<any>, schema = 'public'): Promise<string[]> {
+export async function migrateToLatest(db: StateDb, schema = 'public'): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: new FolderMigrationProvider(),
