@@ -54,8 +54,10 @@ export function failuresCommand(): Command {
     )
     .option('--source <id>', 'only this source')
     .option('--json', 'print one JSON summary object as the last stdout line')
-    .action(async (flags: FailuresFlags, cmd: Command) => {
-      const loaded = loadConfig({ file: cmd.optsWithGlobals().config });
+    .action(async (_flags: FailuresFlags, cmd: Command) => {
+      // `failures` has the same options: commander may hand them to the parent, so read both levels.
+      const flags = cmd.optsWithGlobals<FailuresFlags & { config?: string }>();
+      const loaded = loadConfig({ file: flags.config });
       const started = Date.now();
       const runtime = await openSyncRuntime(loaded);
       const summaries: SourceSummary[] = [];

@@ -82,6 +82,17 @@ export class FailuresRepository {
     }
   }
 
+  /** `kind:sourceKey` of every open failure of a source: a pass resolves only those, at no cost otherwise. */
+  async openKeys(sourceId: string): Promise<Set<string>> {
+    const rows = await this.db
+      .selectFrom('failures')
+      .select(['kind', 'source_key'])
+      .where('source_id', '=', sourceId)
+      .where('resolved_at', 'is', null)
+      .execute();
+    return new Set(rows.map((r) => `${r.kind}:${r.source_key}`));
+  }
+
   async resolve(sourceId: string, kind: RecordKind, sourceKeys: readonly string[]): Promise<void> {
     if (sourceKeys.length === 0) return;
     await this.db

@@ -37,6 +37,8 @@ export interface SyncContext {
   concurrency: number;
   now: () => Date;
   counts: Record<SummaryKey, KindCounts>;
+  /** `kind:sourceKey` of the open failures of the source, so only those are resolved. */
+  openFailures: Set<string>;
   /** Failures of the unit being processed, handed to the source for its report. */
   unitFailures: DownstreamFailure[];
   plan: PlannedOperation[];
@@ -74,6 +76,7 @@ export async function recordFailure(
     'record failed',
   );
   if (ctx.dryRun) return;
+  ctx.openFailures.add(`${kind}:${sourceKey}`);
   await ctx.failures.record({
     sourceId: ctx.sourceId,
     kind,
@@ -153,5 +156,7 @@ export async function processBatchOf<T extends { record: { sourceId: string }; o
       }
     }),
   );
-  if (!ctx.dryRun) await ctx.failures.resolve(ctx.sourceId, kind, succeeded);
+  // Only records with an open failure need the UPDATE: an ordinary re-run costs no write here.
+  const toResolve = succeeded.filter((key) => ctx.openFailures.delete(`${kind}:${key}`));
+  if (!ctx.dryRun) await ctx.failures.resolve(ctx.sourceId, kind, toResolve);
 }

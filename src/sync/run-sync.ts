@@ -67,6 +67,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
     concurrency: props.concurrency ?? 8,
     now: props.now ?? (() => new Date()),
     counts: { accounts: emptyCounts(), invoices: emptyCounts(), creditNotes: emptyCounts() },
+    openFailures: await state.failures.openKeys(source.id),
     unitFailures: [],
     plan: [],
     onProgress: props.onProgress ?? (() => {}),

@@ -188,6 +188,19 @@ describe.each(['embedded', 'postgres'] as const)('sync --once with the %s state 
     });
   });
 
+  it('when the missing account arrives and failures are retried, then the waiting invoice is synced and its failure resolved', async () => {
+    dropCsv(env.dropDir, 'accounts-404.csv', ACCOUNT_HEADER, [accountRow(404)]);
+    expect((await sync('--json')).code).toBe(0); // this pass itself has no failed row
+    const retry = await runCli(['--config', env.configFile, 'failures', 'retry', '--json'], { env: env.env });
+    expect(lastJsonLine(retry.stdout).invoices).toMatchObject({ created: 1 });
+    const failures = await runCli(['--config', env.configFile, 'failures'], { env: env.env });
+    expect(failures.stdout).not.toContain('INV-23');
+    const found = await sandbox.call('GET', '/invoices', {
+      query: { organizationId: sandbox.organizationId, filters: 'sourceId:is:INV-23' },
+    });
+    expect(found.body.nodes).toHaveLength(1);
+  });
+
   it('when --dry-run is given, then the plan is printed, no write is sent and the files stay in the drop folder', async () => {
     dropCsv(env.dropDir, 'accounts-dry.csv', ACCOUNT_HEADER, [
       accountRow(50),
