@@ -14,20 +14,10 @@ export type IsoDateTime = string;
 /** A decimal amount with a dot, e.g. `"1234.50"`: never a JS number. */
 export type DecimalString = string;
 
-/** A calendar date sent as three integers (`issuedDate.year`, `.month`, `.day`). */
-export interface DateParts {
-  year: number;
-  month: number;
-  day: number;
-}
+/** A calendar date sent as three integers (`issuedDate.year`, `.month`, `.day`); an address. */
+import type { Address, DateParts } from '../domain/records.js';
 
-export interface Address {
-  street: string | null;
-  city: string | null;
-  postalCode: string | null;
-  /** Two-letter country code. */
-  country: string | null;
-}
+export type { Address, DateParts };
 
 /** Pagination of cursor lists: `first` 1..100, `after` the previous page's endCursor. */
 export interface PageParams {

@@ -1,38 +1,13 @@
 import { sql } from 'kysely';
 import type { StateDb } from '../state/database.js';
+import { type FailureRow, toFailureRow } from '../state/failures.js';
+import { type RunRow, toRunRow } from '../state/runs.js';
 import type { RecordKind } from '../state/schema.js';
 
 /** A run as the dashboard shows it (counts as stored: `{accounts: {created, ...}, ...}`). */
-export interface RunRecord {
-  id: string;
-  sourceId: string;
-  trigger: string;
-  status: 'running' | 'succeeded' | 'partial' | 'failed';
-  dryRun: boolean;
-  counts: Record<string, unknown>;
-  error: string | null;
-  startedAt: Date;
-  finishedAt: Date | null;
-}
-
-export interface FailureRecord {
-  id: string;
-  sourceId: string;
-  kind: RecordKind;
-  sourceKey: string;
-  stage: string;
-  status: number | null;
-  apiCode: string | null;
-  message: string;
-  file: string | null;
-  line: number | null;
-  column: string | null;
-  retryable: boolean;
-  attempts: number;
-  payload: Record<string, unknown> | null;
-  firstFailedAt: Date;
-  lastFailedAt: Date;
-}
+export type RunRecord = RunRow;
+/** An open failure with its reason and payload. */
+export type FailureRecord = FailureRow;
 
 export interface CursorRecord {
   sourceId: string;
@@ -51,30 +26,6 @@ export interface DropFileRecord {
   finishedAt: Date | null;
 }
 
-type RunRow = {
-  id: string | number | bigint;
-  source_id: string;
-  trigger: string;
-  status: RunRecord['status'];
-  dry_run: boolean;
-  counts: Record<string, unknown>;
-  error: string | null;
-  started_at: Date;
-  finished_at: Date | null;
-};
-
-const runOf = (r: RunRow): RunRecord => ({
-  id: String(r.id),
-  sourceId: r.source_id,
-  trigger: r.trigger,
-  status: r.status,
-  dryRun: r.dry_run,
-  counts: r.counts,
-  error: r.error,
-  startedAt: r.started_at,
-  finishedAt: r.finished_at,
-});
-
 /**
  * The read side of the dashboard: a few set-based queries over the state DB, so one page costs a
  * fixed number of round trips whatever the number of sources.
@@ -89,7 +40,7 @@ export class StatusQueries {
 
   async recentRuns(limit: number): Promise<RunRecord[]> {
     const rows = await this.db.selectFrom('runs').selectAll().orderBy('id', 'desc').limit(limit).execute();
-    return rows.map(runOf);
+    return rows.map(toRunRow);
   }
 
   /** The latest run of each source, whatever its status. */
@@ -101,7 +52,7 @@ export class StatusQueries {
       .orderBy('source_id')
       .orderBy('id', 'desc')
       .execute();
-    return new Map(rows.map((r) => [r.source_id, runOf(r)]));
+    return new Map(rows.map((r) => [r.source_id, toRunRow(r)]));
   }
 
   /** The runs in progress (a source can show "running" while its job is active). */
@@ -114,7 +65,7 @@ export class StatusQueries {
       .orderBy('id', 'desc')
       .execute();
     const bySource = new Map<string, RunRecord>();
-    for (const row of rows) if (!bySource.has(row.source_id)) bySource.set(row.source_id, runOf(row));
+    for (const row of rows) if (!bySource.has(row.source_id)) bySource.set(row.source_id, toRunRow(row));
     return bySource;
   }
 
@@ -168,24 +119,7 @@ export class StatusQueries {
       .orderBy('id', 'desc')
       .limit(limit)
       .execute();
-    return rows.map((r) => ({
-      id: String(r.id),
-      sourceId: r.source_id,
-      kind: r.kind,
-      sourceKey: r.source_key,
-      stage: r.stage,
-      status: r.status,
-      apiCode: r.api_code,
-      message: r.message,
-      file: r.file,
-      line: r.line,
-      column: r.column_name,
-      retryable: r.retryable,
-      attempts: r.attempts,
-      payload: r.payload,
-      firstFailedAt: r.first_failed_at,
-      lastFailedAt: r.last_failed_at,
-    }));
+    return rows.map(toFailureRow);
   }
 
   async cursors(): Promise<CursorRecord[]> {

@@ -3,18 +3,9 @@
  * the choice made here is listed in docs/sandbox.md.
  */
 
-export interface DateParts {
-  year: number;
-  month: number;
-  day: number;
-}
+import type { Address, DateParts } from '../domain/records.js';
 
-export interface Address {
-  street: string | null;
-  city: string | null;
-  postalCode: string | null;
-  country: string | null;
-}
+export type { Address, DateParts };
 
 export interface StoredFile {
   mimeType: string;

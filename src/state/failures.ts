@@ -1,5 +1,6 @@
+import type { Selectable } from 'kysely';
 import type { StateDb } from './database.js';
-import type { RecordKind } from './schema.js';
+import type { FailuresTable, RecordKind } from './schema.js';
 
 export interface FailureInput {
   sourceId: string;
@@ -35,6 +36,7 @@ export interface FailureRow {
   attempts: number;
   nextRetryAt: Date | null;
   payload: Record<string, unknown> | null;
+  firstFailedAt: Date;
   lastFailedAt: Date;
 }
 
@@ -116,23 +118,27 @@ export class FailuresRepository {
       query = query.where('source_key', 'in', [...filter.sourceKeys]);
     }
     const rows = await query.orderBy('source_id').orderBy('kind').orderBy('source_key').execute();
-    return rows.map((r) => ({
-      id: String(r.id),
-      sourceId: r.source_id,
-      kind: r.kind,
-      sourceKey: r.source_key,
-      stage: r.stage,
-      status: r.status,
-      apiCode: r.api_code,
-      message: r.message,
-      file: r.file,
-      line: r.line,
-      column: r.column_name,
-      retryable: r.retryable,
-      attempts: r.attempts,
-      nextRetryAt: r.next_retry_at,
-      payload: r.payload,
-      lastFailedAt: r.last_failed_at,
-    }));
+    return rows.map(toFailureRow);
   }
 }
+
+/** A `failures` row as the application sees it. */
+export const toFailureRow = (r: Selectable<FailuresTable>): FailureRow => ({
+  id: String(r.id),
+  sourceId: r.source_id,
+  kind: r.kind,
+  sourceKey: r.source_key,
+  stage: r.stage,
+  status: r.status,
+  apiCode: r.api_code,
+  message: r.message,
+  file: r.file,
+  line: r.line,
+  column: r.column_name,
+  retryable: r.retryable,
+  attempts: r.attempts,
+  nextRetryAt: r.next_retry_at,
+  payload: r.payload,
+  firstFailedAt: r.first_failed_at,
+  lastFailedAt: r.last_failed_at,
+});

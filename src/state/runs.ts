@@ -1,4 +1,6 @@
+import type { Selectable } from 'kysely';
 import type { StateDb } from './database.js';
+import type { RunsTable } from './schema.js';
 
 export type RunStatus = 'running' | 'succeeded' | 'partial' | 'failed';
 
@@ -49,16 +51,19 @@ export class RunsRepository {
     let query = this.db.selectFrom('runs').selectAll();
     if (sourceId) query = query.where('source_id', '=', sourceId);
     const rows = await query.orderBy('id', 'desc').limit(limit).execute();
-    return rows.map((r) => ({
-      id: String(r.id),
-      sourceId: r.source_id,
-      trigger: r.trigger,
-      status: r.status,
-      dryRun: r.dry_run,
-      counts: r.counts,
-      error: r.error,
-      startedAt: r.started_at,
-      finishedAt: r.finished_at,
-    }));
+    return rows.map(toRunRow);
   }
 }
+
+/** A `runs` row as the application sees it. */
+export const toRunRow = (r: Selectable<RunsTable>): RunRow => ({
+  id: String(r.id),
+  sourceId: r.source_id,
+  trigger: r.trigger,
+  status: r.status,
+  dryRun: r.dry_run,
+  counts: r.counts,
+  error: r.error,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+});
