@@ -79,8 +79,7 @@ async function syncOne(
   mapped: MappedRecord | undefined,
   remote: RemoteAccount | undefined,
 ): Promise<Outcome> {
-  const hash = accountHash(record);
-  if (mapped && mapped.contentHash === hash) return 'unchanged';
+  // Unchanged records never get here: processBatchOf counts them without any work.
   if (record.deleted) return unlink(ctx, record, mapped ?? (remote && { apiId: remote.id }));
   if (mapped)
     return update(ctx, tags, record, mapped.apiId, (mapped.syncedState as Partial<AccountState>).tags ?? []);

@@ -71,8 +71,7 @@ async function syncOne(
   mapped: MappedRecord | undefined,
   remote: RemoteDocument | undefined,
 ): Promise<Outcome> {
-  const hash = documentHash(record);
-  if (mapped && mapped.contentHash === hash) return 'unchanged';
+  // Unchanged records never get here: processBatchOf counts them without any work.
   if (mapped) return update(ctx, record, mapped.apiId, mapped.syncedState as Partial<DocumentState>);
   if (remote) return adopt(ctx, record, remote);
   const owner = owners.get(record.accountSourceId);
