@@ -14,7 +14,13 @@ import {
 } from './policy.js';
 import { OBSERVE, SLIDING_LOG_ACQUIRE, TOKEN_BUCKET_ACQUIRE } from './redis-scripts.js';
 import { limiterClosed } from './sliding-log.js';
-import type { MeteredRateLimiter, RateInfo, RateLimiterStats, Sleep } from './types.js';
+import {
+  emptyLimiterStats,
+  type MeteredRateLimiter,
+  type RateInfo,
+  type RateLimiterStats,
+  type Sleep,
+} from './types.js';
 
 export type LimiterAlgorithm = 'sliding-log' | 'token-bucket';
 
@@ -59,13 +65,7 @@ export class RedisRateLimiter implements MeteredRateLimiter {
   /** The policy last told per key in this process, to log changes once. */
   readonly #policies = new Map<string, string>();
   readonly #log: Logger | undefined;
-  readonly #stats: RateLimiterStats = {
-    acquired: 0,
-    waitedMsTotal: 0,
-    rateLimited: 0,
-    pauses: 0,
-    foreignRequests: 0,
-  };
+  readonly #stats: RateLimiterStats = emptyLimiterStats();
 
   constructor(props: RedisRateLimiterProps) {
     this.#props = props;

@@ -12,7 +12,14 @@ import {
   spanMs,
   UNKNOWN_POLICY_POLL_MS,
 } from './policy.js';
-import type { MeteredRateLimiter, RateInfo, RateLimiterStats, RateLimitPolicy, Sleep } from './types.js';
+import {
+  emptyLimiterStats,
+  type MeteredRateLimiter,
+  type RateInfo,
+  type RateLimiterStats,
+  type RateLimitPolicy,
+  type Sleep,
+} from './types.js';
 
 export interface SlidingLogRateLimiterProps extends LimiterOptions {
   clock: Clock;
@@ -48,13 +55,7 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
   readonly #keys = new Map<string, KeyState>();
   readonly #closing = new AbortController();
   readonly #log: Logger | undefined;
-  readonly #stats: RateLimiterStats = {
-    acquired: 0,
-    waitedMsTotal: 0,
-    rateLimited: 0,
-    pauses: 0,
-    foreignRequests: 0,
-  };
+  readonly #stats: RateLimiterStats = emptyLimiterStats();
 
   constructor(props: SlidingLogRateLimiterProps) {
     this.#props = props;

@@ -52,6 +52,15 @@ export interface RateLimiterStats {
 }
 
 /** A `RateLimiter` that also reports its counters. */
+/** Counters of a limiter that has done nothing yet. */
+export const emptyLimiterStats = (): RateLimiterStats => ({
+  acquired: 0,
+  waitedMsTotal: 0,
+  rateLimited: 0,
+  pauses: 0,
+  foreignRequests: 0,
+});
+
 export interface MeteredRateLimiter extends RateLimiter {
   stats(): RateLimiterStats;
 }
