@@ -219,7 +219,7 @@ async function readHeader(
   mapping: Readonly<Record<string, string>>,
 ): Promise<HeaderResolution> {
   try {
-    for await (const rows of readCsvRows(path)) {
+    for await (const rows of readCsvRows(path, { headerOnly: true })) {
       const first = rows[0];
       if (first !== undefined) return resolveHeader(stream, first.fields, mapping);
     }

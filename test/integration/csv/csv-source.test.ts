@@ -168,6 +168,23 @@ describe('a pass over the drop folder', () => {
     ]);
   });
 
+  it('when the header row is longer than one read and holds a quoted line break, then it is still read whole', async () => {
+    const extra = Array.from(
+      { length: 300 },
+      (_, i) => `"Extra column ${i}
+with a second line"`,
+    );
+    await drop(
+      'accounts.csv',
+      `${extra.join(',')},sourceId,fullName,currencyCode
+${extra.map(() => '').join(',')},A,B,EUR
+`,
+    );
+    const [unit] = await pass(source());
+    expect(unit?.records.map((r) => r.sourceId)).toEqual(['A']);
+    expect(unit?.rejected).toEqual([]);
+  });
+
   it('when a file has unknown columns, then they are ignored and logged once for the file', async () => {
     await drop('accounts.csv', 'sourceId,fullName,currencyCode,Notes,Owner\nA,B,EUR,x,y\nC,D,EUR,z,w\n');
     const [unit] = await pass(source());
