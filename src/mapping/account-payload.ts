@@ -1,6 +1,6 @@
 import type { CreateAccountInput, UpdateAccountInput } from '../api/types.js';
 import type { AccountRecord, Address } from '../domain/records.js';
-import { contentHash } from './content-hash.js';
+import { fingerprint } from './content-hash.js';
 
 /** The client's input types: the mapping produces exactly what the API client sends. */
 export type AccountCreateBody = CreateAccountInput & { source: { connectionId: string; sourceId: string } };
@@ -34,11 +34,19 @@ export function accountUpdateBody(record: AccountRecord): AccountUpdateBody {
 
 /** What decides "changed": the synced fields and the tags, not `updatedAt`. */
 export function accountHash(record: AccountRecord): string {
-  return contentHash({
-    ...accountUpdateBody(record),
-    tags: [...record.tags].sort(),
-    deleted: record.deleted ?? false,
-  });
+  const a = record.billingAddress;
+  return fingerprint([
+    'account',
+    record.sourceId,
+    record.fullName,
+    record.currencyCode,
+    a?.street ?? null,
+    a?.city ?? null,
+    a?.postalCode ?? null,
+    a?.country ?? null,
+    [...record.tags].sort(),
+    record.deleted ?? false,
+  ]);
 }
 
 /** True when the remote account already holds these values (an adopted account needs no update). */

@@ -1,7 +1,7 @@
 import type { CreateCreditNoteInput } from '../api/types.js';
 import { compareDecimal, normalizeDecimal } from '../domain/decimal.js';
 import type { CreditNoteRecord, DateParts, InvoiceRecord } from '../domain/records.js';
-import { contentHash } from './content-hash.js';
+import { contentHash, fingerprint } from './content-hash.js';
 
 export type DocumentRecord = InvoiceRecord | CreditNoteRecord;
 
@@ -50,9 +50,26 @@ export function immutableHash(record: DocumentRecord): string {
   });
 }
 
+/** What decides "changed": every field sent at creation and the ones a PATCH can change. */
 export function documentHash(record: DocumentRecord): string {
-  return contentHash({ frozen: immutableHash(record), mutable: mutableState(record) });
+  const mutable = mutableState(record);
+  const a = record.kind === 'invoice' ? record.billingAddress : null;
+  return fingerprint([
+    record.kind,
+    record.sourceId,
+    record.accountSourceId,
+    record.number,
+    dateParts(record.issuedDate),
+    dateParts(mutable.dueDate),
+    normalizeDecimal(record.totalAmount),
+    normalizeDecimal(record.taxAmount),
+    a ? [a.street ?? null, a.city ?? null, a.postalCode ?? null, a.country ?? null] : null,
+    record.file ?? null,
+    mutable.paidAmount,
+  ]);
 }
+
+const dateParts = (date: DateParts | null): number[] | null => date && [date.year, date.month, date.day];
 
 /** The PATCH body that brings `current` to `wanted`, or null when nothing differs. */
 export function documentPatch(

@@ -22,6 +22,10 @@ export interface SourceUnit {
   /** Shown in progress and reports: the file name, `billing-db/invoices`, ... */
   name: string;
   stream: Stream;
+  /**
+   * The unit's records. The engine reads one batch ahead (it asks for the next one while handling
+   * the current one): being asked for a batch acknowledges nothing; `complete` does.
+   */
   batches(): AsyncIterable<SourceBatch>;
   /**
    * Every record was synced or recorded as a failure: archive the file and write the report,

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { StateDb } from './database.js';
 import type { RecordKind } from './schema.js';
 
@@ -12,9 +13,136 @@ export interface MappedRecord {
   record?: object | undefined;
 }
 
+/** A batch compared with the state: only what differs is returned. */
+export interface BatchDiff {
+  /** Records the state holds with another fingerprint, with what it holds of them (and the record). */
+  changed: Map<string, MappedRecord>;
+  /** Keys the state does not hold. */
+  unknown: Set<string>;
+}
+
+type ChangedRow = [
+  sourceKey: string,
+  apiId: string,
+  contentHash: string,
+  syncedState: Record<string, unknown>,
+  record: object | null,
+];
+
 /** source key -> API id and content hash, per source and kind. */
 export class RecordMapRepository {
+  /** Rows written through this repository since the planner statistics were last refreshed. */
+  #writtenSinceAnalyze = 0;
+
   constructor(private readonly db: StateDb) {}
+
+  /**
+   * Refreshes the planner statistics of the record map once many rows were written (1,000 by
+   * default). Without them, Postgres plans the batch lookups of a table that grew from nothing as
+   * a scan of the whole source (measured: several times slower) until autovacuum gets to it, and
+   * the embedded database has no autovacuum at all. Returns whether it ran.
+   */
+  async analyzeIfGrown(threshold = 1_000): Promise<boolean> {
+    if (this.#writtenSinceAnalyze < threshold) return false;
+    this.#writtenSinceAnalyze = 0;
+    await sql`analyze record_map`.execute(this.db);
+    return true;
+  }
+
+  /**
+   * Compares a batch (source key -> fingerprint) with the stored fingerprints in one query that
+   * returns the number of keys held and the rows that differ, aggregated in one value: an unchanged
+   * batch costs one round trip and no row to decode. Only when some keys are not held does a second
+   * query say which. Fingerprints name their record (see `fingerprint`), so "stored fingerprint is
+   * none of the batch's" is exactly "this record changed".
+   */
+  async diff(
+    sourceId: string,
+    kind: RecordKind,
+    fingerprints: ReadonlyMap<string, string>,
+  ): Promise<BatchDiff> {
+    const changed = new Map<string, MappedRecord>();
+    const unknown = new Set<string>();
+    if (fingerprints.size === 0) return { changed, unknown };
+    const keys = [...fingerprints.keys()];
+    const keyList = textList(keys);
+    const { known, rows } = await this.db
+      .selectFrom('record_map')
+      .select([
+        sql<number>`count(*)::int`.as('known'),
+        sql<
+          ChangedRow[]
+        >`coalesce(json_agg(json_build_array(source_key, api_id, content_hash, synced_state, record)) filter (where content_hash <> all(${textList([...fingerprints.values()])})), '[]'::json)`.as(
+          'rows',
+        ),
+      ])
+      .where('source_id', '=', sourceId)
+      .where('kind', '=', kind)
+      .where(sql<boolean>`source_key = any(${keyList})`)
+      .executeTakeFirstOrThrow();
+    for (const [sourceKey, apiId, contentHash, syncedState, record] of rows)
+      changed.set(sourceKey, { sourceKey, apiId, contentHash, syncedState, record: record ?? undefined });
+    if (known < keys.length) {
+      const held = await this.db
+        .selectFrom('record_map')
+        .select('source_key')
+        .where('source_id', '=', sourceId)
+        .where('kind', '=', kind)
+        .where(sql<boolean>`source_key = any(${keyList})`)
+        .execute();
+      const heldKeys = new Set(held.map((r) => r.source_key));
+      for (const key of keys) if (!heldKeys.has(key)) unknown.add(key);
+    }
+    return { changed, unknown };
+  }
+
+  /**
+   * The fingerprints of a source's records of one kind (source key -> fingerprint), in one query,
+   * or null when it holds more than `max` of them (nothing more is read then) or a key holds a
+   * control character the query joins with.
+   */
+  async fingerprints(sourceId: string, kind: RecordKind, max: number): Promise<Map<string, string> | null> {
+    // One joined text rather than a row per record: decoding rows costs the embedded database
+    // several times more than splitting one text (measured: about 3 µs a row against under 1).
+    const { n, joined, unsafe } = await this.db
+      .selectFrom((qb) =>
+        qb
+          .selectFrom('record_map')
+          .select(['source_key', 'content_hash'])
+          .where('source_id', '=', sourceId)
+          .where('kind', '=', kind)
+          .limit(max + 1)
+          .as('held'),
+      )
+      .select([
+        sql<number>`count(*)::int`.as('n'),
+        sql<string | null>`string_agg(source_key || chr(31) || content_hash, chr(30))`.as('joined'),
+        sql<boolean | null>`bool_or(strpos(source_key, chr(30)) > 0 or strpos(source_key, chr(31)) > 0)`.as(
+          'unsafe',
+        ),
+      ])
+      .executeTakeFirstOrThrow();
+    if (n > max || unsafe === true) return null;
+    const found = new Map<string, string>();
+    if (joined === null) return found;
+    for (const pair of joined.split(RECORD_SEPARATOR)) {
+      const cut = pair.indexOf(SEPARATOR);
+      found.set(pair.slice(0, cut), pair.slice(cut + 1));
+    }
+    return found;
+  }
+
+  /** Stores new fingerprints of records whose synced values did not change (no API call was made). */
+  async setFingerprints(
+    sourceId: string,
+    kind: RecordKind,
+    fingerprints: ReadonlyMap<string, string>,
+  ): Promise<void> {
+    if (fingerprints.size === 0) return;
+    await sql`update record_map m set content_hash = f.content_hash
+      from unnest(${[...fingerprints.keys()]}::text[], ${[...fingerprints.values()]}::text[]) as f(source_key, content_hash)
+      where m.source_id = ${sourceId} and m.kind = ${kind} and m.source_key = f.source_key`.execute(this.db);
+  }
 
   async getMany(
     sourceId: string,
@@ -59,6 +187,7 @@ export class RecordMapRepository {
       .values({ source_id: sourceId, kind, source_key: record.sourceKey, ...values })
       .onConflict((oc) => oc.columns(['source_id', 'kind', 'source_key']).doUpdateSet(values))
       .execute();
+    this.#writtenSinceAnalyze++;
   }
 
   /** The stored records of a source (all, or the given keys of one kind), for re-syncs on demand. */
@@ -110,4 +239,19 @@ export class RecordMapRepository {
     for (const row of rows) counts[row.kind] = Number(row.n);
     return counts;
   }
+}
+
+/** Joins values that cannot hold it (unit separator), and pairs of them (record separator). */
+const SEPARATOR = '\u001f';
+const RECORD_SEPARATOR = '\u001e';
+
+/**
+ * A list of texts as one query parameter. Joined by the unit separator and split by the server,
+ * it costs a third of what a text[] parameter costs the embedded database to encode (measured on
+ * batches of 500 keys); a list with a value holding the separator goes as a text[].
+ */
+function textList(values: readonly string[]) {
+  return values.some((v) => v.includes(SEPARATOR))
+    ? sql`${[...values]}::text[]`
+    : sql`string_to_array(${values.join(SEPARATOR)}::text, ${SEPARATOR})`;
 }

@@ -8,7 +8,7 @@ import {
 import { contentHash } from '../mapping/content-hash.js';
 import type { MappedRecord } from '../state/record-map.js';
 import type { RemoteAccount } from './api-port.js';
-import { chunks, processBatchOf, type SyncContext, withPendingWrite } from './context.js';
+import { chunks, diffBatch, processBatchOf, type SyncContext, withPendingWrite } from './context.js';
 import { fail, type Outcome } from './outcome.js';
 import type { TagResolver } from './tag-resolver.js';
 
@@ -37,23 +37,13 @@ export async function syncAccounts(
   tags: TagResolver,
   items: readonly Item[],
 ): Promise<void> {
-  const known = await ctx.recordMap.getMany(
-    ctx.sourceId,
-    'account',
-    items.map((i) => i.record.sourceId),
-  );
-  const unknown = items.filter((i) => !known.has(i.record.sourceId));
-  const remote = await lookupAccounts(
-    ctx,
-    unknown.map((i) => i.record.sourceId),
-  );
+  const plan = await diffBatch(ctx, 'account', items, accountHash);
+  const remote = await lookupAccounts(ctx, plan.unknown);
   await processBatchOf(
     ctx,
     'account',
-    items,
-    (item) => known.get(item.record.sourceId)?.contentHash === accountHash(item.record),
-    (item) =>
-      syncOne(ctx, tags, item.record, known.get(item.record.sourceId), remote.get(item.record.sourceId)),
+    plan,
+    ({ record }) => syncOne(ctx, tags, record, plan.known.get(record.sourceId), remote.get(record.sourceId)),
     'account',
   );
 }
@@ -79,7 +69,7 @@ async function syncOne(
   mapped: MappedRecord | undefined,
   remote: RemoteAccount | undefined,
 ): Promise<Outcome> {
-  // Unchanged records never get here: processBatchOf counts them without any work.
+  // Unchanged records never get here: diffBatch counts them without any work.
   if (record.deleted) return unlink(ctx, record, mapped ?? (remote && { apiId: remote.id }));
   if (mapped)
     return update(ctx, tags, record, mapped.apiId, (mapped.syncedState as Partial<AccountState>).tags ?? []);

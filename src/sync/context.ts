@@ -4,8 +4,9 @@ import type { RecordKind, RecordOrigin } from '../domain/records.js';
 import type { DownstreamFailure } from '../sources/source.js';
 import type { FailuresRepository } from '../state/failures.js';
 import type { PendingWritesRepository } from '../state/pending-writes.js';
-import type { RecordMapRepository } from '../state/record-map.js';
+import type { MappedRecord, RecordMapRepository } from '../state/record-map.js';
 import type { SyncApi } from './api-port.js';
+import type { FingerprintSnapshots } from './fingerprint-snapshot.js';
 import {
   type FailureReason,
   type KindCounts,
@@ -43,6 +44,8 @@ export interface SyncContext {
   unitFailures: DownstreamFailure[];
   plan: PlannedOperation[];
   onProgress: (event: ProgressEvent) => void;
+  /** The record map's fingerprints, read once when a pass is large (see FingerprintSnapshots). */
+  snapshots: FingerprintSnapshots;
 }
 
 export type ProgressEvent =
@@ -121,40 +124,101 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
+/** A batch of one kind as a source gave it. */
+export interface BatchItem<R extends { sourceId: string }> {
+  record: R;
+  origin: RecordOrigin;
+}
+
+/** A batch split against the state DB. */
+export interface BatchPlan<T> {
+  /** Records that are new or changed, in batch order. */
+  work: T[];
+  /** What the state holds of the changed records among `work`. */
+  known: Map<string, MappedRecord>;
+  /** Keys among `work` the state does not hold. */
+  unknown: string[];
+  /** Keys of the records that are unchanged (already counted). */
+  unchanged: string[];
+}
+
 /**
- * Runs one batch of one kind: records whose hash is unchanged are counted without any work (the
- * zero-cost path of a re-run), the others go through `sync` with at most `ctx.concurrency` at once;
- * a failure is recorded, and the open failures of the records that went through are resolved in
- * one query at the end.
+ * Splits a batch of one kind (distinct keys) by comparing fingerprints with the state DB in one
+ * query: unchanged records are counted there and cost nothing more. A record whose stored
+ * fingerprint differs but whose stored record has the same fingerprint (one kept from a version
+ * that fingerprinted records otherwise) is unchanged too: its fingerprint is rewritten, no API call.
+ * A fingerprint reset on purpose (a full re-sync stores '') always leads to the comparison.
  */
-export async function processBatchOf<T extends { record: { sourceId: string }; origin: RecordOrigin }>(
+export async function diffBatch<R extends { sourceId: string }, T extends BatchItem<R>>(
   ctx: SyncContext,
   kind: RecordKind,
   items: readonly T[],
-  unchanged: (item: T) => boolean,
+  fingerprintOf: (record: R) => string,
+): Promise<BatchPlan<T>> {
+  await ctx.snapshots.observe(kind, items.length);
+  const plan: BatchPlan<T> = { work: [], known: new Map(), unknown: [], unchanged: [] };
+  // Fingerprints the snapshot cannot vouch for are compared with the state DB.
+  const fingerprints = new Map<string, string>();
+  for (const item of items) {
+    const key = item.record.sourceId;
+    const fingerprint = fingerprintOf(item.record);
+    if (ctx.snapshots.unchanged(kind, key, fingerprint)) plan.unchanged.push(key);
+    else fingerprints.set(key, fingerprint);
+  }
+  const diff = await ctx.recordMap.diff(ctx.sourceId, kind, fingerprints);
+  plan.known = diff.changed;
+  plan.unknown = [...diff.unknown];
+  const refreshed = new Map<string, string>();
+  for (const item of items) {
+    const key = item.record.sourceId;
+    const wanted = fingerprints.get(key);
+    if (wanted === undefined) continue;
+    const held = diff.changed.get(key);
+    if (diff.unknown.has(key)) plan.work.push(item);
+    else if (held === undefined) plan.unchanged.push(key);
+    else if (held.contentHash !== '' && held.record && fingerprintOf(held.record as R) === wanted) {
+      refreshed.set(key, wanted);
+      plan.unchanged.push(key);
+    } else plan.work.push(item);
+  }
+  if (!ctx.dryRun) await ctx.recordMap.setFingerprints(ctx.sourceId, kind, refreshed);
+  ctx.snapshots.forget(kind, refreshed.keys());
+  for (const _ of plan.unchanged) count(ctx, kind, 'unchanged');
+  return plan;
+}
+
+/**
+ * Runs the work of a batch plan through `sync`, at most `ctx.concurrency` records at once; a failure
+ * is recorded, and the open failures of the records that went through (or were unchanged) are
+ * resolved in one query at the end.
+ */
+export async function processBatchOf<T extends BatchItem<{ sourceId: string }>>(
+  ctx: SyncContext,
+  kind: RecordKind,
+  plan: BatchPlan<T>,
   sync: (item: T) => Promise<Outcome>,
   stage: string,
 ): Promise<void> {
-  const succeeded: string[] = [];
-  const work: T[] = [];
-  for (const item of items) {
-    if (unchanged(item)) {
-      count(ctx, kind, 'unchanged');
-      succeeded.push(item.record.sourceId);
-    } else work.push(item);
+  const succeeded = [...plan.unchanged];
+  if (plan.work.length > 0) {
+    const queue = new PQueue({ concurrency: ctx.concurrency });
+    await queue.addAll(
+      plan.work.map((item) => async () => {
+        try {
+          count(ctx, kind, await sync(item));
+          succeeded.push(item.record.sourceId);
+        } catch (error) {
+          await recordFailure(ctx, kind, item.record.sourceId, item.origin, reasonOf(error, stage), {
+            record: item.record,
+          });
+        }
+      }),
+    );
   }
-  const queue = new PQueue({ concurrency: ctx.concurrency });
-  await queue.addAll(
-    work.map((item) => async () => {
-      try {
-        count(ctx, kind, await sync(item));
-        succeeded.push(item.record.sourceId);
-      } catch (error) {
-        await recordFailure(ctx, kind, item.record.sourceId, item.origin, reasonOf(error, stage), {
-          record: item.record,
-        });
-      }
-    }),
+  // Written (or maybe written, when they failed): from now on compared with the state DB only.
+  ctx.snapshots.forget(
+    kind,
+    plan.work.map((item) => item.record.sourceId),
   );
   // Only records with an open failure need the UPDATE: an ordinary re-run costs no write here.
   const toResolve = succeeded.filter((key) => ctx.openFailures.delete(`${kind}:${key}`));

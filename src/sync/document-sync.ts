@@ -15,7 +15,7 @@ import { renderDocumentPdf } from '../mapping/render-pdf.js';
 import type { MappedRecord } from '../state/record-map.js';
 import { LOOKUP_BATCH, lookupAccounts } from './account-sync.js';
 import type { PdfFile, RemoteDocument } from './api-port.js';
-import { chunks, processBatchOf, type SyncContext, withPendingWrite } from './context.js';
+import { chunks, diffBatch, processBatchOf, type SyncContext, withPendingWrite } from './context.js';
 import { fail, type Outcome } from './outcome.js';
 
 interface Item {
@@ -43,23 +43,18 @@ export async function syncDocuments(
   kind: DocumentRecord['kind'],
   items: readonly Item[],
 ): Promise<void> {
-  const keys = items.map((i) => i.record.sourceId);
-  const known = await ctx.recordMap.getMany(ctx.sourceId, kind, keys);
+  const plan = await diffBatch(ctx, kind, items, documentHash);
   const owners = await resolveOwners(
     ctx,
-    items.map((i) => i.record.accountSourceId),
+    plan.work.map((i) => i.record.accountSourceId),
   );
-  const remote = await lookupDocuments(
-    ctx,
-    kind,
-    keys.filter((k) => !known.has(k)),
-  );
+  const remote = await lookupDocuments(ctx, kind, plan.unknown);
   await processBatchOf(
     ctx,
     kind,
-    items,
-    ({ record }) => known.get(record.sourceId)?.contentHash === documentHash(record),
-    ({ record }) => syncOne(ctx, record, owners, known.get(record.sourceId), remote.get(record.sourceId)),
+    plan,
+    ({ record }) =>
+      syncOne(ctx, record, owners, plan.known.get(record.sourceId), remote.get(record.sourceId)),
     'document',
   );
 }
@@ -71,7 +66,7 @@ async function syncOne(
   mapped: MappedRecord | undefined,
   remote: RemoteDocument | undefined,
 ): Promise<Outcome> {
-  // Unchanged records never get here: processBatchOf counts them without any work.
+  // Unchanged records never get here: diffBatch counts them without any work.
   if (mapped) return update(ctx, record, mapped.apiId, mapped.syncedState as Partial<DocumentState>);
   if (remote) return adopt(ctx, record, remote);
   const owner = owners.get(record.accountSourceId);
@@ -178,6 +173,7 @@ async function resolveOwners(
 ): Promise<Map<string, Owner | string>> {
   const wanted = [...new Set(accountKeys)];
   const owners = new Map<string, Owner | string>();
+  if (wanted.length === 0) return owners;
   const mapped = await ctx.recordMap.getMany(ctx.sourceId, 'account', wanted);
   for (const [key, row] of mapped)
     owners.set(key, { apiId: row.apiId, fullName: String(row.syncedState.fullName ?? key) });

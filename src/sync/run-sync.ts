@@ -9,6 +9,7 @@ import { syncAccounts } from './account-sync.js';
 import type { SyncApi } from './api-port.js';
 import { type PlannedOperation, type ProgressEvent, recordFailure, type SyncContext } from './context.js';
 import { syncDocuments } from './document-sync.js';
+import { FingerprintSnapshots, type SnapshotPolicy } from './fingerprint-snapshot.js';
 import { emptyCounts, type KindCounts, type SummaryKey } from './outcome.js';
 import { TagResolver } from './tag-resolver.js';
 
@@ -32,6 +33,8 @@ export interface RunSyncProps {
   concurrency?: number;
   now?: () => Date;
   onProgress?: (event: ProgressEvent) => void;
+  /** When a large pass reads the record map's fingerprints at once (default: DEFAULT_SNAPSHOT_POLICY). */
+  snapshotPolicy?: SnapshotPolicy;
 }
 
 export interface SourceSummary {
@@ -71,6 +74,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
     unitFailures: [],
     plan: [],
     onProgress: props.onProgress ?? (() => {}),
+    snapshots: new FingerprintSnapshots(state.recordMap, source.id, props.logger, props.snapshotPolicy),
   };
   const tags = new TagResolver(ctx);
   const abandoned: SourceSummary['abandoned'] = [];
@@ -96,18 +100,42 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
   }
   const failed = Object.values(ctx.counts).some((c) => c.failed > 0) || abandoned.length > 0;
   if (runId) await state.runs.finish(runId, failed ? 'partial' : 'succeeded', ctx.counts);
+  if (!dryRun && (await state.recordMap.analyzeIfGrown()))
+    ctx.logger.debug('record map statistics refreshed after many writes');
   return { sourceId: source.id, runId, counts: ctx.counts, plan: ctx.plan, failures, abandoned };
 }
 
 /** Processes every batch of a unit; returns true, or the reason the unit could not be read. */
 async function drainUnit(ctx: SyncContext, tags: TagResolver, unit: SourceUnit): Promise<true | string> {
   try {
-    for await (const batch of unit.batches()) await processBatch(ctx, tags, batch);
+    for await (const batch of readAhead(unit.batches())) await processBatch(ctx, tags, batch);
     return true;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     ctx.logger.error({ unit: unit.name, reason }, 'unit could not be read');
     return reason;
+  }
+}
+
+/**
+ * Asks for the next batch before the current one is handed out, so a source reads (parses,
+ * validates, fetches a page) while the engine waits on the state DB or the API. Sources checkpoint
+ * in `complete()`, never on being asked for the next batch, so reading one ahead loses nothing.
+ */
+export async function* readAhead<T>(batches: AsyncIterable<T>): AsyncGenerator<T> {
+  const iterator = batches[Symbol.asyncIterator]();
+  let next = iterator.next();
+  try {
+    for (;;) {
+      const result = await next;
+      if (result.done) return;
+      next = iterator.next();
+      // Settled later, or never when the engine stops here: do not let it be an unhandled rejection.
+      next.catch(() => undefined);
+      yield result.value;
+    }
+  } finally {
+    await iterator.return?.();
   }
 }
 
@@ -138,7 +166,27 @@ async function processBatch(ctx: SyncContext, tags: TagResolver, batch: SourceBa
     else if (record.kind === 'invoice') invoices.push({ record, origin });
     else creditNotes.push({ record, origin });
   }
-  if (accounts.length > 0) await syncAccounts(ctx, tags, accounts);
-  if (invoices.length > 0) await syncDocuments(ctx, 'invoice', invoices);
-  if (creditNotes.length > 0) await syncDocuments(ctx, 'creditNote', creditNotes);
+  for (const round of roundsOf(accounts)) await syncAccounts(ctx, tags, round);
+  for (const round of roundsOf(invoices)) await syncDocuments(ctx, 'invoice', round);
+  for (const round of roundsOf(creditNotes)) await syncDocuments(ctx, 'creditNote', round);
+}
+
+/**
+ * Splits a kind's records into rounds of distinct keys, in order: a key a batch holds twice is
+ * synced twice, one after the other, never at the same time (the CSV source refuses such rows; a
+ * module source may send them).
+ */
+export function roundsOf<T extends { record: { sourceId: string } }>(items: readonly T[]): T[][] {
+  const rounds: Array<{ items: T[]; keys: Set<string> }> = [];
+  for (const item of items) {
+    const key = item.record.sourceId;
+    let round = rounds.find((r) => !r.keys.has(key));
+    if (!round) {
+      round = { items: [], keys: new Set() };
+      rounds.push(round);
+    }
+    round.items.push(item);
+    round.keys.add(key);
+  }
+  return rounds.map((r) => r.items);
 }

@@ -113,6 +113,28 @@ describe('document payloads', () => {
     expect(documentHash({ ...invoice, totalAmount: '120.50' })).toBe(documentHash(invoice));
   });
 
+  it('when two records differ only by their key or kind, then their fingerprints differ (a fingerprint names one record)', () => {
+    expect(documentHash({ ...invoice, sourceId: 'OTHER' })).not.toBe(documentHash(invoice));
+    const { dueDate: _, paidAmount: __, updatedAt: ___, billingAddress: ____, ...common } = invoice;
+    const creditNote = { ...common, kind: 'creditNote' as const, updatedAt: null };
+    expect(documentHash(creditNote)).not.toBe(documentHash({ ...invoice, paidAmount: null }));
+  });
+
+  it('when a record is read back from the state DB as JSON, then its fingerprint is the same', () => {
+    const stored = JSON.parse(
+      JSON.stringify({
+        ...invoice,
+        billingAddress: { street: 'x', city: 'y', postalCode: null, country: 'FR' },
+      }),
+    );
+    expect(documentHash(stored)).toBe(
+      documentHash({
+        ...invoice,
+        billingAddress: { country: 'FR', city: 'y', street: 'x', postalCode: null },
+      }),
+    );
+  });
+
   it('when canonical JSON is built, then key order does not matter and undefined keys are left out', () => {
     expect(canonicalJson({ b: 1, a: [2, { d: undefined, c: 3 }] })).toBe(
       canonicalJson({ a: [2, { c: 3 }], b: 1 }),
