@@ -176,7 +176,7 @@ export async function diffBatch<R extends { sourceId: string }, T extends BatchI
     const held = diff.changed.get(key);
     if (diff.unknown.has(key)) plan.work.push(item);
     else if (held === undefined) plan.unchanged.push(key);
-    else if (held.contentHash !== '' && held.record && fingerprintOf(held.record as R) === wanted) {
+    else if (held.contentHash !== '' && storedFingerprint(held.record, fingerprintOf) === wanted) {
       refreshed.set(key, wanted);
       plan.unchanged.push(key);
     } else plan.work.push(item);
@@ -185,6 +185,20 @@ export async function diffBatch<R extends { sourceId: string }, T extends BatchI
   ctx.snapshots.forget(kind, refreshed.keys());
   for (const _ of plan.unchanged) count(ctx, kind, 'unchanged');
   return plan;
+}
+
+/** The fingerprint of the record stored beside a record map row, or null when none can be made. */
+function storedFingerprint<R>(
+  record: object | undefined,
+  fingerprintOf: (record: R) => string,
+): string | null {
+  if (record === undefined) return null;
+  try {
+    return fingerprintOf(record as R);
+  } catch {
+    // A stored record of an unexpected shape: compare the record the usual way.
+    return null;
+  }
 }
 
 /**

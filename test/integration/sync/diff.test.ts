@@ -201,6 +201,24 @@ describe.each(['embedded', 'postgres'] as const)('the diff against the %s state 
     );
   });
 
+  it('when the record stored beside an older fingerprint cannot be read, then the record is compared the usual way', async () => {
+    await state.db
+      .updateTable('record_map')
+      .set({ content_hash: 'legacy', record: JSON.stringify({ kind: 'invoice' }) })
+      .where('source_id', '=', SOURCE)
+      .where('source_key', '=', 'INV-9')
+      .execute();
+    writes.count = 0;
+    const summary = await pass([[invoice(9)]], NEVER);
+    expect(summary.failures).toEqual([]);
+    expect(summary.counts.invoices).toMatchObject({ updated: 1, failed: 0 });
+    // Nothing to send: the paid amount and due date already match what was synced.
+    expect(writes.count).toBe(0);
+    expect((await repos.recordMap.get(SOURCE, 'invoice', 'INV-9'))!.contentHash).toBe(
+      documentHash(invoice(9)),
+    );
+  });
+
   it('when fingerprints were reset for a full re-sync, then the records are compared again, not skipped', async () => {
     await repos.recordMap.resetHash(SOURCE, 'invoice', ['INV-5']);
     const summary = await pass([[invoice(5)]], EAGER);
