@@ -248,10 +248,11 @@ const RECORD_SEPARATOR = '\u001e';
 /**
  * A list of texts as one query parameter. Joined by the unit separator and split by the server,
  * it costs a third of what a text[] parameter costs the embedded database to encode (measured on
- * batches of 500 keys); a list with a value holding the separator goes as a text[].
+ * batches of 500 keys); a list with a value holding the separator, or an empty one, goes as a text[].
  */
 function textList(values: readonly string[]) {
-  return values.some((v) => v.includes(SEPARATOR))
+  // string_to_array('') is an empty array, not one empty text: an empty value goes as a text[] too.
+  return values.some((v) => v === '' || v.includes(SEPARATOR))
     ? sql`${[...values]}::text[]`
     : sql`string_to_array(${values.join(SEPARATOR)}::text, ${SEPARATOR})`;
 }

@@ -277,6 +277,16 @@ describe.each(['embedded', 'postgres'] as const)('the diff against the %s state 
     );
     expect([...diff.changed.keys()]).toEqual(['plain']);
     expect(diff.unknown.size).toBe(0);
+    // An empty key alone: string_to_array('') would be no key at all.
+    await map.save(
+      SOURCE,
+      'creditNote',
+      { sourceKey: '', apiId: 'cn_3', contentHash: 'h3', syncedState: {} },
+      null,
+    );
+    const empty = await map.diff(SOURCE, 'creditNote', new Map([['', 'other']]));
+    expect(empty.unknown.size).toBe(0);
+    expect([...empty.changed.keys()]).toEqual(['']);
     // A snapshot cannot be joined safely: none is read, and the per-batch queries are used.
     expect(await map.fingerprints(SOURCE, 'creditNote', 10)).toBeNull();
   });
