@@ -31,22 +31,41 @@ type ChangedRow = [
 
 /** source key -> API id and content hash, per source and kind. */
 export class RecordMapRepository {
-  /** Rows written through this repository since the planner statistics were last refreshed. */
+  /** Rows written through this repository since it was last vacuumed and analyzed. */
   #writtenSinceAnalyze = 0;
 
   constructor(private readonly db: StateDb) {}
 
   /**
-   * Refreshes the planner statistics of the record map once many rows were written (1,000 by
-   * default). Without them, Postgres plans the batch lookups of a table that grew from nothing as
-   * a scan of the whole source (measured: several times slower) until autovacuum gets to it, and
-   * the embedded database has no autovacuum at all. Returns whether it ran.
+   * Vacuums the record map and refreshes its planner statistics once many rows were written
+   * (1,000 by default). Without statistics Postgres plans the batch lookups of a table that grew
+   * from nothing as a scan of the whole source (measured: several times slower) until autovacuum
+   * gets to it; the embedded database has no autovacuum at all, so without this its updated rows
+   * would never be reclaimed, and counts could never be answered from the index alone.
+   * Returns whether it ran.
    */
-  async analyzeIfGrown(threshold = 1_000): Promise<boolean> {
+  async maintainIfGrown(threshold = 1_000): Promise<boolean> {
     if (this.#writtenSinceAnalyze < threshold) return false;
     this.#writtenSinceAnalyze = 0;
-    await sql`analyze record_map`.execute(this.db);
+    await sql`vacuum (analyze) record_map`.execute(this.db);
     return true;
+  }
+
+  /** How many records of one kind a source has, counting no further than `max` (a bounded cost). */
+  async countUpTo(sourceId: string, kind: RecordKind, max: number): Promise<number> {
+    const { n } = await this.db
+      .selectFrom((qb) =>
+        qb
+          .selectFrom('record_map')
+          .select(sql`1`.as('one'))
+          .where('source_id', '=', sourceId)
+          .where('kind', '=', kind)
+          .limit(max)
+          .as('held'),
+      )
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
+    return n;
   }
 
   /**

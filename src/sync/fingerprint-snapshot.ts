@@ -46,18 +46,25 @@ export class FingerprintSnapshots {
 
   /**
    * Counts the records of a batch about to be compared, and reads the kind's snapshot once the pass
-   * is large next to the record map: checked at minRows, then each time the count has doubled;
-   * no more than the number of fingerprints that would qualify is ever read, so a check
-   * costs little even when the record map is huge.
+   * is large next to the record map. Checked at minRows, then each time the count has grown
+   * fourfold: a check counts the kind's records no further than the number that would qualify (an
+   * index-only count, bounded by the rows read so far), and only then reads the fingerprints. Once
+   * the record map is known to hold more than `limit`, no check is made again.
    */
   async observe(kind: RecordKind, rows: number): Promise<void> {
     this.#seen[kind] += rows;
     if (this.#held.has(kind) || this.#seen[kind] < this.#nextCheck[kind]) return;
-    this.#nextCheck[kind] = this.#seen[kind] * 2;
+    this.#nextCheck[kind] = this.#seen[kind] * 4;
     const qualifying = Math.min(this.policy.limit, this.#seen[kind] * this.policy.maxRatio);
+    const stored = await this.recordMap.countUpTo(this.sourceId, kind, qualifying + 1);
+    if (stored > qualifying) {
+      if (qualifying === this.policy.limit) this.#nextCheck[kind] = Number.POSITIVE_INFINITY;
+      return;
+    }
+    if (stored === 0) return;
     const started = performance.now();
     const fingerprints = await this.recordMap.fingerprints(this.sourceId, kind, qualifying);
-    if (fingerprints === null || fingerprints.size === 0) return;
+    if (fingerprints === null) return;
     this.#held.set(kind, fingerprints);
     this.logger.debug(
       { kind, fingerprints: fingerprints.size, ms: Math.round(performance.now() - started) },

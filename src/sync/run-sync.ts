@@ -100,8 +100,8 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
   }
   const failed = Object.values(ctx.counts).some((c) => c.failed > 0) || abandoned.length > 0;
   if (runId) await state.runs.finish(runId, failed ? 'partial' : 'succeeded', ctx.counts);
-  if (!dryRun && (await state.recordMap.analyzeIfGrown()))
-    ctx.logger.debug('record map statistics refreshed after many writes');
+  if (!dryRun && (await state.recordMap.maintainIfGrown()))
+    ctx.logger.debug('record map vacuumed and analyzed after many writes');
   return { sourceId: source.id, runId, counts: ctx.counts, plan: ctx.plan, failures, abandoned };
 }
 

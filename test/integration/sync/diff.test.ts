@@ -291,14 +291,14 @@ describe.each(['embedded', 'postgres'] as const)('the diff against the %s state 
     expect(await map.fingerprints(SOURCE, 'creditNote', 10)).toBeNull();
   });
 
-  it('when many rows were written, then the planner statistics are refreshed, once', async () => {
+  it('when many rows were written, then the record map is vacuumed and its statistics refreshed, once', async () => {
     const map = repos.recordMap;
-    expect(await map.analyzeIfGrown(5)).toBe(true);
+    expect(await map.maintainIfGrown(5)).toBe(true);
     const { rows } = await sql<{
       reltuples: number;
     }>`select reltuples from pg_class where oid = 'record_map'::regclass`.execute(state.db);
     expect(Number(rows[0]!.reltuples)).toBeGreaterThanOrEqual(13);
-    expect(await map.analyzeIfGrown(5)).toBe(false);
+    expect(await map.maintainIfGrown(5)).toBe(false);
   });
 
   it('when the record map holds more fingerprints than asked for, then no snapshot is read', async () => {
