@@ -27,12 +27,8 @@ import { startSandbox } from '../src/sandbox/server.js';
 import { createCsvSource } from '../src/sources/csv/index.js';
 import { openStateDatabase } from '../src/state/database.js';
 import { DropFilesRepository } from '../src/state/drop-files.js';
-import { FailuresRepository } from '../src/state/failures.js';
-import { PendingWritesRepository } from '../src/state/pending-writes.js';
-import { RecordMapRepository } from '../src/state/record-map.js';
-import { RunsRepository } from '../src/state/runs.js';
 import { ClientSyncApi } from '../src/sync/client-adapter.js';
-import { runSync, type SourceSummary } from '../src/sync/run-sync.js';
+import { runSync, type SourceSummary, syncStateRepos } from '../src/sync/run-sync.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -81,12 +77,7 @@ const client = new ReceivablesClient({
   fetch: countingFetch,
   concurrency: 8,
 });
-const repos = {
-  recordMap: new RecordMapRepository(state.db),
-  pending: new PendingWritesRepository(state.db),
-  failures: new FailuresRepository(state.db),
-  runs: new RunsRepository(state.db),
-};
+const repos = syncStateRepos(state.db);
 const config = { id: 'bench', type: 'csv' as const, dropDir, stableSeconds: 0, mapping: {} };
 
 async function pass(): Promise<{ summary: SourceSummary; gets: number; writes: number; ms: number }> {

@@ -11,13 +11,9 @@ import { createLogger } from '../logging/logger.js';
 import { createSource } from '../sources/create-source.js';
 import { CursorsRepository } from '../state/cursors.js';
 import { openStateDatabase, type StateDatabase } from '../state/database.js';
-import { FailuresRepository } from '../state/failures.js';
-import { PendingWritesRepository } from '../state/pending-writes.js';
-import { RecordMapRepository } from '../state/record-map.js';
-import { RunsRepository } from '../state/runs.js';
 import { ClientSyncApi } from '../sync/client-adapter.js';
 import type { ProgressEvent } from '../sync/context.js';
-import type { SyncStateRepos } from '../sync/run-sync.js';
+import { type SyncStateRepos, syncStateRepos } from '../sync/run-sync.js';
 import { SyncService } from '../sync/sync-service.js';
 import { CliError } from './errors.js';
 
@@ -51,12 +47,7 @@ export async function openStateRuntime(
   return {
     logger,
     database,
-    repos: {
-      recordMap: new RecordMapRepository(db),
-      pending: new PendingWritesRepository(db),
-      failures: new FailuresRepository(db),
-      runs: new RunsRepository(db),
-    },
+    repos: syncStateRepos(db),
     close: () => database.close(),
   };
 }

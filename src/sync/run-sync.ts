@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import type { AccountRecord, CreditNoteRecord, InvoiceRecord, RecordOrigin } from '../domain/records.js';
 import type { DownstreamFailure, Source, SourceBatch, SourceUnit } from '../sources/source.js';
-import type { FailuresRepository } from '../state/failures.js';
-import type { PendingWritesRepository } from '../state/pending-writes.js';
-import type { RecordMapRepository } from '../state/record-map.js';
-import type { RunsRepository } from '../state/runs.js';
+import type { StateDb } from '../state/database.js';
+import { FailuresRepository } from '../state/failures.js';
+import { PendingWritesRepository } from '../state/pending-writes.js';
+import { RecordMapRepository } from '../state/record-map.js';
+import { RunsRepository } from '../state/runs.js';
 import { syncAccounts } from './account-sync.js';
 import type { SyncApi } from './api-port.js';
 import { type PlannedOperation, type ProgressEvent, recordFailure, type SyncContext } from './context.js';
@@ -18,6 +19,16 @@ export interface SyncStateRepos {
   pending: PendingWritesRepository;
   failures: FailuresRepository;
   runs: RunsRepository;
+}
+
+/** The repositories a pass writes to, over one state DB. */
+export function syncStateRepos(db: StateDb): SyncStateRepos {
+  return {
+    recordMap: new RecordMapRepository(db),
+    pending: new PendingWritesRepository(db),
+    failures: new FailuresRepository(db),
+    runs: new RunsRepository(db),
+  };
 }
 
 export interface RunSyncProps {

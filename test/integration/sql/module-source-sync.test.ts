@@ -7,12 +7,8 @@ import { createRateLimiter } from '../../../src/api/rate-limit/create-rate-limit
 import { createModuleSource } from '../../../src/sources/module/index.js';
 import { CursorsRepository } from '../../../src/state/cursors.js';
 import { openStateDatabase, type StateDatabase } from '../../../src/state/database.js';
-import { FailuresRepository } from '../../../src/state/failures.js';
-import { PendingWritesRepository } from '../../../src/state/pending-writes.js';
-import { RecordMapRepository } from '../../../src/state/record-map.js';
-import { RunsRepository } from '../../../src/state/runs.js';
 import { ClientSyncApi } from '../../../src/sync/client-adapter.js';
-import { runSync, type SyncStateRepos } from '../../../src/sync/run-sync.js';
+import { runSync, type SyncStateRepos, syncStateRepos } from '../../../src/sync/run-sync.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
 
@@ -53,12 +49,7 @@ describe('the example module source through the sync engine', () => {
       dataDir: '/nonexistent',
       schema: stateSchema,
     });
-    repos = {
-      recordMap: new RecordMapRepository(state.db),
-      pending: new PendingWritesRepository(state.db),
-      failures: new FailuresRepository(state.db),
-      runs: new RunsRepository(state.db),
-    };
+    repos = syncStateRepos(state.db);
     cursors = new CursorsRepository(state.db);
     client = new ReceivablesClient({
       baseUrl: sandbox.baseUrl,

@@ -12,13 +12,9 @@ import { contentHash } from '../../../src/mapping/content-hash.js';
 import { documentHash } from '../../../src/mapping/document-payload.js';
 import type { Source, SourceBatch, SourceUnit } from '../../../src/sources/source.js';
 import { openStateDatabase, type StateDatabase } from '../../../src/state/database.js';
-import { FailuresRepository } from '../../../src/state/failures.js';
-import { PendingWritesRepository } from '../../../src/state/pending-writes.js';
-import { RecordMapRepository } from '../../../src/state/record-map.js';
-import { RunsRepository } from '../../../src/state/runs.js';
 import { ClientSyncApi } from '../../../src/sync/client-adapter.js';
 import type { SnapshotPolicy } from '../../../src/sync/fingerprint-snapshot.js';
-import { runSync, type SyncStateRepos } from '../../../src/sync/run-sync.js';
+import { runSync, type SyncStateRepos, syncStateRepos } from '../../../src/sync/run-sync.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
 
@@ -119,12 +115,7 @@ describe.each(['embedded', 'postgres'] as const)('the diff against the %s state 
       dataDir: join(dir, 'state'),
       ...(schema ? { schema } : {}),
     });
-    repos = {
-      recordMap: new RecordMapRepository(state.db),
-      pending: new PendingWritesRepository(state.db),
-      failures: new FailuresRepository(state.db),
-      runs: new RunsRepository(state.db),
-    };
+    repos = syncStateRepos(state.db);
     client = new ReceivablesClient({
       baseUrl: sandbox.baseUrl,
       tokens: new StaticTokenProvider({ accessToken: sandbox.accessToken }),
