@@ -36,6 +36,11 @@ export class RecordMapRepository {
 
   constructor(private readonly db: StateDb) {}
 
+  /** The rows of one source's records of one kind. */
+  #ofKind(sourceId: string, kind: RecordKind) {
+    return this.db.selectFrom('record_map').where('source_id', '=', sourceId).where('kind', '=', kind);
+  }
+
   /**
    * Vacuums the record map and refreshes its planner statistics once many rows were written
    * (1,000 by default). Without statistics Postgres plans the batch lookups of a table that grew
@@ -54,15 +59,7 @@ export class RecordMapRepository {
   /** How many records of one kind a source has, counting no further than `max` (a bounded cost). */
   async countUpTo(sourceId: string, kind: RecordKind, max: number): Promise<number> {
     const { n } = await this.db
-      .selectFrom((qb) =>
-        qb
-          .selectFrom('record_map')
-          .select(sql`1`.as('one'))
-          .where('source_id', '=', sourceId)
-          .where('kind', '=', kind)
-          .limit(max)
-          .as('held'),
-      )
+      .selectFrom(() => this.#ofKind(sourceId, kind).select(sql`1`.as('one')).limit(max).as('held'))
       .select(sql<number>`count(*)::int`.as('n'))
       .executeTakeFirstOrThrow();
     return n;
@@ -85,8 +82,7 @@ export class RecordMapRepository {
     if (fingerprints.size === 0) return { changed, unknown };
     const keys = [...fingerprints.keys()];
     const keyList = textList(keys);
-    const { known, rows } = await this.db
-      .selectFrom('record_map')
+    const { known, rows } = await this.#ofKind(sourceId, kind)
       .select([
         sql<number>`count(*)::int`.as('known'),
         sql<
@@ -95,18 +91,13 @@ export class RecordMapRepository {
           'rows',
         ),
       ])
-      .where('source_id', '=', sourceId)
-      .where('kind', '=', kind)
       .where(sql<boolean>`source_key = any(${keyList})`)
       .executeTakeFirstOrThrow();
     for (const [sourceKey, apiId, contentHash, syncedState, record] of rows)
       changed.set(sourceKey, { sourceKey, apiId, contentHash, syncedState, record: record ?? undefined });
     if (known < keys.length) {
-      const held = await this.db
-        .selectFrom('record_map')
+      const held = await this.#ofKind(sourceId, kind)
         .select('source_key')
-        .where('source_id', '=', sourceId)
-        .where('kind', '=', kind)
         .where(sql<boolean>`source_key = any(${keyList})`)
         .execute();
       const heldKeys = new Set(held.map((r) => r.source_key));
@@ -124,12 +115,9 @@ export class RecordMapRepository {
     // One joined text rather than a row per record: decoding rows costs the embedded database
     // several times more than splitting one text (measured: about 3 µs a row against under 1).
     const { n, joined, unsafe } = await this.db
-      .selectFrom((qb) =>
-        qb
-          .selectFrom('record_map')
+      .selectFrom(() =>
+        this.#ofKind(sourceId, kind)
           .select(['source_key', 'content_hash'])
-          .where('source_id', '=', sourceId)
-          .where('kind', '=', kind)
           .limit(max + 1)
           .as('held'),
       )
@@ -170,11 +158,8 @@ export class RecordMapRepository {
   ): Promise<Map<string, MappedRecord>> {
     const found = new Map<string, MappedRecord>();
     if (keys.length === 0) return found;
-    const rows = await this.db
-      .selectFrom('record_map')
+    const rows = await this.#ofKind(sourceId, kind)
       .select(['source_key', 'api_id', 'content_hash', 'synced_state'])
-      .where('source_id', '=', sourceId)
-      .where('kind', '=', kind)
       .where('source_key', 'in', [...new Set(keys)])
       .execute();
     for (const row of rows) {
