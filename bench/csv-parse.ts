@@ -27,7 +27,7 @@ import { parse } from 'csv-parse';
 import { systemClock } from '../src/domain/clock.js';
 import { createLogger } from '../src/logging/logger.js';
 import { createCsvSource } from '../src/sources/csv/csv-source.js';
-import { InMemoryDropFileLedger } from '../src/sources/csv/ledger.js';
+import { InMemoryDropFileLedger } from '../src/sources/ports.js';
 import { generateInvoicesCsv } from './generate-csv.js';
 
 const GOAL_RATIO = 0.5;

@@ -15,8 +15,8 @@
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import pino from 'pino';
+import { InMemoryCursorStore } from '../src/sources/ports.js';
 import { createSqlSource } from '../src/sources/sql/index.js';
-import { InMemoryCursorStore } from '../src/state/cursors.js';
 import { billingStreams, createBillingDb, seedBilling } from '../test/integration/sql/billing-fixture.js';
 import { TEST_DATABASE_URL } from '../test/support/postgres.js';
 

@@ -21,14 +21,15 @@ import { sql } from 'kysely';
 import { StaticTokenProvider } from '../src/api/auth/static-token-provider.js';
 import { ReceivablesClient } from '../src/api/client.js';
 import { createRateLimiter } from '../src/api/rate-limit/create-rate-limiter.js';
+import { ClientSyncApi } from '../src/app/sync-api.js';
 import { systemClock } from '../src/domain/clock.js';
 import { createLogger } from '../src/logging/logger.js';
 import { startSandbox } from '../src/sandbox/server.js';
 import { createCsvSource } from '../src/sources/csv/index.js';
 import { openStateDatabase } from '../src/state/database.js';
 import { DropFilesRepository } from '../src/state/drop-files.js';
-import { ClientSyncApi } from '../src/sync/client-adapter.js';
-import { runSync, type SourceSummary, syncStateRepos } from '../src/sync/run-sync.js';
+import { syncStateRepos } from '../src/state/repositories.js';
+import { runSync, type SourceSummary } from '../src/sync/run-sync.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);

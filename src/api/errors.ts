@@ -1,15 +1,17 @@
+import { AppError, type ErrorKind } from '../domain/errors.js';
+
 /**
- * Errors of the API client. Every one has a stable `code` and says whether retrying can help;
- * that decision is made here and nowhere else (`isRetryableStatus`).
+ * Errors of the API client. Every one has a stable `code`, a `kind` and says whether retrying can
+ * help; those decisions are made here and nowhere else (`isRetryableStatus`, `kindOfStatus`).
+ * Default kind: `infrastructure` (the service or the way to it failed us, not the data).
  */
-export class ReceivablesError extends Error {
-  readonly code: string;
-  readonly retryable: boolean;
-  constructor(code: string, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-    this.code = code;
-    this.retryable = options.retryable ?? false;
+export class ReceivablesError extends AppError {
+  constructor(
+    code: string,
+    message: string,
+    options: { retryable?: boolean; cause?: unknown; kind?: ErrorKind; status?: number } = {},
+  ) {
+    super(code, message, { ...options, kind: options.kind ?? 'infrastructure' });
   }
 }
 
@@ -18,9 +20,21 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
+/**
+ * Whose problem an error status is: 401, 403 (a token without the scope) and the retryable
+ * statuses are the service's or our credentials' (`infrastructure`); any other 4xx, and a write
+ * refused because the record is read-only (`managed-action-forbidden`, whatever its status), is
+ * about the record sent (`data`).
+ */
+export function kindOfStatus(status: number, apiCode?: string): ErrorKind {
+  if (apiCode?.endsWith('managed-action-forbidden')) return 'data';
+  if (status === 401 || status === 403 || isRetryableStatus(status)) return 'infrastructure';
+  return 'data';
+}
+
 /** The API answered with an error status; keeps the API's own `code`, message and resolution. */
 export class ApiResponseError extends ReceivablesError {
-  readonly status: number;
+  declare readonly status: number;
   readonly apiCode: string | undefined;
   readonly resolution: string | undefined;
   readonly method: string;
@@ -41,9 +55,10 @@ export class ApiResponseError extends ReceivablesError {
       `${init.method} ${init.path} answered ${init.status} ${code}: ${init.message ?? 'no message'}`,
       {
         retryable: isRetryableStatus(init.status),
+        kind: kindOfStatus(init.status, init.apiCode),
+        status: init.status,
       },
     );
-    this.status = init.status;
     this.apiCode = init.apiCode;
     this.resolution = init.resolution;
     this.method = init.method;
@@ -69,7 +84,7 @@ export class TimeoutError extends ReceivablesError {
 /** A filter that breaks the spec's limits or allow-list, refused before any request is sent. */
 export class FilterError extends ReceivablesError {
   constructor(message: string) {
-    super('FILTER_INVALID', message);
+    super('FILTER_INVALID', message, { kind: 'data' });
   }
 }
 

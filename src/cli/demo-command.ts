@@ -1,11 +1,11 @@
 import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { Command } from 'commander';
+import { openSyncRuntime, syncServiceOf } from '../app/runtime.js';
 import { loadConfig } from '../config/load.js';
 import { packageRoot } from '../config/paths.js';
 import { startSandbox } from '../sandbox/server.js';
 import { EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
-import { openSyncRuntime, syncServiceOf } from './runtime.js';
 import { hasFailures, jsonSummary, textSummary } from './sync-summary.js';
 
 /**

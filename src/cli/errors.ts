@@ -1,3 +1,5 @@
+import { AppError, type ErrorKind, errorKindOf } from '../domain/errors.js';
+
 /** Exit codes of the contract. */
 export const EXIT_OK = 0;
 /** It could not run: configuration, auth, unreachable API, state DB. */
@@ -5,13 +7,37 @@ export const EXIT_CANNOT_RUN = 1;
 /** The pass finished but some rows failed. */
 export const EXIT_ROWS_FAILED = 2;
 
-/** An error the CLI reports as one line and exit code 1, without a stack trace. */
-export class CliError extends Error {
+/**
+ * An error the CLI reports as one line, without a stack trace: a usage problem of a command
+ * (`CLI_USAGE`, kind `config`), or another error restated for the terminal (its code and kind kept).
+ */
+export class CliError extends AppError {
   constructor(
     message: string,
     readonly exitCode = EXIT_CANNOT_RUN,
+    options: { code?: string; kind?: ErrorKind; cause?: unknown } = {},
   ) {
-    super(message);
-    this.name = 'CliError';
+    super(options.code ?? 'CLI_USAGE', message, { kind: options.kind ?? 'config', cause: options.cause });
   }
+
+  /** `error` restated as `message` for the terminal, keeping its code and kind. */
+  static restating(error: AppError, message = error.message): CliError {
+    return new CliError(message, exitCodeOf(error), { code: error.code, kind: error.kind, cause: error });
+  }
+}
+
+/**
+ * The exit code of an error that ended a command. Whatever its kind (configuration, an
+ * infrastructure fault, even data that stopped a command outright), the command could not run:
+ * exit 1. Exit 2 (rows failed) is never an error: a pass that finished reports it from its summary.
+ * A `CliError` may carry another code (`failures` exits 2 when some are open).
+ */
+export function exitCodeOf(error: unknown): number {
+  if (error instanceof CliError) return error.exitCode;
+  const byKind: Record<ErrorKind, number> = {
+    config: EXIT_CANNOT_RUN,
+    infrastructure: EXIT_CANNOT_RUN,
+    data: EXIT_CANNOT_RUN,
+  };
+  return byKind[errorKindOf(error)];
 }

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
+import { openStateRuntime, openSyncRuntime, syncServiceOf } from '../app/runtime.js';
 import { loadConfig } from '../config/load.js';
 import type { SourceSummary } from '../sync/run-sync.js';
 import { EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
-import { openStateRuntime, openSyncRuntime, syncServiceOf } from './runtime.js';
 import { hasFailures, jsonSummary, textSummary } from './sync-summary.js';
 
 interface FailuresFlags {

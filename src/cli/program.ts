@@ -1,8 +1,9 @@
 import { Command, CommanderError } from 'commander';
+import { messageOf } from '../domain/errors.js';
 import { authCommand } from './auth-command.js';
 import { dashboardCommand } from './dashboard-command.js';
 import { demoCommand } from './demo-command.js';
-import { CliError, EXIT_CANNOT_RUN } from './errors.js';
+import { EXIT_CANNOT_RUN, exitCodeOf } from './errors.js';
 import { failuresCommand } from './failures-command.js';
 import { migrateCommand } from './migrate-command.js';
 import { sandboxCommand } from './sandbox-command.js';
@@ -39,12 +40,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     return process.exitCode === undefined ? 0 : Number(process.exitCode);
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_CANNOT_RUN;
-    if (error instanceof CliError) {
-      process.stderr.write(`receivables-sync: ${error.message}\n`);
-      return error.exitCode;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`receivables-sync: ${message}\n`);
-    return EXIT_CANNOT_RUN;
+    process.stderr.write(`receivables-sync: ${messageOf(error)}\n`);
+    return exitCodeOf(error);
   }
 }

@@ -1,4 +1,4 @@
-import type { ProgressEvent } from '../sync/context.js';
+import type { ProgressEvent } from '../sync/pass-scope.js';
 
 /**
  * A one-line progress display on a terminal (stderr): rows read, operations done, time waited on

@@ -1,5 +1,5 @@
-import { Command, InvalidArgumentError } from 'commander';
-import { NO_FAULTS, type SandboxOptions } from '../sandbox/options.js';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { NO_FAULTS, type SandboxCompat, type SandboxOptions } from '../sandbox/options.js';
 import { startSandbox } from '../sandbox/server.js';
 
 const int = (name: string, min: number) => (raw: string) => {
@@ -29,6 +29,7 @@ interface SandboxFlags {
   faultLatency: number;
   faultDropAfterCommit: number;
   faultIdempotencyDown: boolean;
+  compatAccountSourceFilter: SandboxCompat['accountSourceFilter'];
 }
 
 export function sandboxCommand(): Command {
@@ -71,6 +72,14 @@ export function sandboxCommand(): Command {
       0,
     )
     .option('--fault-idempotency-down', 'answer 503 to every write carrying an Idempotency-Key', false)
+    .addOption(
+      new Option(
+        '--compat-account-source-filter <field>',
+        'what the `source` filter of GET /accounts compares (not shown in the spec)',
+      )
+        .choices(['sourceId', 'connectionId', 'connectorType'])
+        .default('sourceId'),
+    )
     .action(async (flags: SandboxFlags) => {
       const overrides: Partial<SandboxOptions> = {
         rateLimit: { quota: flags.quota, windowSeconds: flags.window },
@@ -87,6 +96,7 @@ export function sandboxCommand(): Command {
           dropAfterCommitRate: flags.faultDropAfterCommit,
           idempotencyStoreDown: flags.faultIdempotencyDown,
         },
+        compat: { accountSourceFilter: flags.compatAccountSourceFilter },
       };
       const sandbox = await startSandbox({ port: flags.port, host: flags.host }, overrides);
       const ready = {

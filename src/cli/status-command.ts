@@ -1,12 +1,11 @@
 import { Command } from 'commander';
+import { openStateRuntime } from '../app/runtime.js';
 import { loadConfig } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
 import { STREAM_ORDER, type Stream } from '../domain/records.js';
-import { CursorsRepository, type CursorValue, type StreamCursor } from '../state/cursors.js';
-import type { StateDb } from '../state/database.js';
+import type { CursorValue, StreamCursor } from '../state/cursors.js';
 import type { RunRow } from '../state/runs.js';
 import { CliError } from './errors.js';
-import { openStateRuntime } from './runtime.js';
 
 /** What `status` shows of one configured source; the dashboard can show the same. */
 export interface SourceStatus {
@@ -59,17 +58,6 @@ export async function collectStatus(
     });
   }
   return out;
-}
-
-/** Open failures of a source, counted in the database. */
-export async function countOpenFailures(db: StateDb, sourceId: string): Promise<number> {
-  const row = await db
-    .selectFrom('failures')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('source_id', '=', sourceId)
-    .where('resolved_at', 'is', null)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
 }
 
 const byStreamOrder = (a: string, b: string): number => rank(a) - rank(b) || a.localeCompare(b);
@@ -165,12 +153,11 @@ export function statusCommand(): Command {
         throw new CliError(`no source "${flags.source}" in the configuration`);
       const runtime = await openStateRuntime(loaded);
       try {
-        const { db } = runtime.database;
         const statuses = await collectStatus(
           {
-            cursors: new CursorsRepository(db),
+            cursors: runtime.repos.cursors,
             runs: runtime.repos.runs,
-            openFailures: (id) => countOpenFailures(db, id),
+            openFailures: (id) => runtime.repos.failures.countOpen(id),
           },
           sources,
         );
@@ -200,7 +187,7 @@ export function statusCommand(): Command {
       const stream = parseStream(flags.stream);
       const runtime = await openStateRuntime(loaded);
       try {
-        const cursors = new CursorsRepository(runtime.database.db);
+        const { cursors } = runtime.repos;
         const before = await cursors.get(sourceId, stream);
         const reset = await cursors.reset(sourceId, stream);
         process.stdout.write(

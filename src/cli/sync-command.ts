@@ -1,9 +1,10 @@
 import { Command } from 'commander';
+import { checkAccess, openSyncRuntime, syncServiceOf } from '../app/runtime.js';
 import { loadConfig } from '../config/load.js';
 import type { SourceSummary } from '../sync/run-sync.js';
-import { CliError, EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
+import { CliError, EXIT_CANNOT_RUN, EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
+import { faultLine } from './fault-line.js';
 import { ProgressLine } from './progress.js';
-import { openSyncRuntime, syncServiceOf } from './runtime.js';
 import { hasFailures, jsonSummary, textSummary } from './sync-summary.js';
 
 interface SyncFlags {
@@ -12,6 +13,13 @@ interface SyncFlags {
   dryRun?: boolean;
   json?: boolean;
 }
+
+const readAnything = (summaries: readonly SourceSummary[]): boolean =>
+  summaries.some(
+    (s) =>
+      s.abandoned.length > 0 ||
+      Object.values(s.counts).some((c) => c.created + c.updated + c.unchanged + c.failed > 0),
+  );
 
 /** `sync --once`: one full pass of every configured source (or one), in this process. */
 export function syncCommand(): Command {
@@ -39,6 +47,7 @@ export function syncCommand(): Command {
       const runtime = await openSyncRuntime(loaded);
       const progress = new ProgressLine(process.stderr, () => runtime.limiter.stats().waitedMsTotal);
       const summaries: SourceSummary[] = [];
+      let stopped: unknown = null;
       try {
         const service = syncServiceOf(runtime, loaded.config.sources, progress.onEvent);
         for (const config of sources) {
@@ -46,6 +55,12 @@ export function syncCommand(): Command {
             ...(await service.syncSource(config.id, { trigger: 'once', dryRun: flags.dryRun ?? false })),
           );
         }
+        // A pass that read nothing sent nothing: one read checks that the API and the token answer
+        // (an unchanged re-run, which read its rows, still costs no call).
+        if (!readAnything(summaries)) await checkAccess(runtime);
+      } catch (error) {
+        // The pass stopped (the API, the credentials, the state DB): what was done is still reported.
+        stopped = error;
       } finally {
         progress.finish();
         await runtime.close();
@@ -61,6 +76,7 @@ export function syncCommand(): Command {
       if (flags.json) process.stderr.write(report);
       else process.stdout.write(report);
       if (flags.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+      if (stopped) throw new CliError(faultLine(stopped, loaded.config.api.baseUrl), EXIT_CANNOT_RUN);
       process.exitCode = hasFailures(summaries) ? EXIT_ROWS_FAILED : EXIT_OK;
     });
 }

@@ -72,6 +72,11 @@ export function textSummary(summaries: readonly SourceSummary[], json: JsonSumma
           .join(', ');
         lines.push(`  ${where}: ${f.sourceKey}: ${f.reason}`);
       }
+      const total = Object.values(s.counts).reduce((n, c) => n + c.failed, 0);
+      if (total > s.failures.length)
+        lines.push(
+          `  … and ${total - s.failures.length} more (\`receivables-sync failures --source ${s.sourceId}\` lists them all)`,
+        );
     }
   }
   return `${lines.join('\n')}\n`;

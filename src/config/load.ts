@@ -2,26 +2,32 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
+import { AppError } from '../domain/errors.js';
 import { packageRoot } from './paths.js';
 import { type Config, configSchema, type Secrets } from './schema.js';
 
 /** Every problem of a configuration, listed in one message. Exit code 1. */
-export class ConfigError extends Error {
-  readonly code = 'CONFIG_INVALID';
+export class ConfigError extends AppError {
   constructor(
     readonly file: string | null,
     readonly problems: string[],
   ) {
     super(
+      'CONFIG_INVALID',
       `Invalid configuration${file ? ` in ${file}` : ''}:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+      { kind: 'config' },
     );
-    this.name = 'ConfigError';
   }
 }
 
 export interface LoadedConfig {
   config: Config;
   secrets: Secrets;
+  /**
+   * The environment the configuration was read from: what SQL sources (`urlEnv`) and module
+   * sources (`context.env`) read, so nothing outside `config/` reads `process.env`.
+   */
+  env: Env;
   /** The file read over the defaults, or null when only defaults and env were used. */
   file: string | null;
 }
@@ -65,6 +71,7 @@ export function loadConfig(
   return {
     config,
     file,
+    env,
     secrets: {
       accessToken: env.RECEIVABLES_ACCESS_TOKEN || undefined,
       refreshToken: env.RECEIVABLES_REFRESH_TOKEN || undefined,

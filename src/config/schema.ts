@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SQL_SOURCE_FIELDS } from '../sources/sql/sql-settings.js';
+import { SQL_SOURCE_FIELDS } from './sql-source-schema.js';
 
 const cron = z.string().min(1, 'a cron expression is required');
 const id = z

@@ -2,12 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SourceConfig } from '../config/schema.js';
 import type { SyncQueues } from '../jobs/types.js';
 import type { Logger } from '../logging/logger.js';
+import type { PausedSources } from '../state/paused-sources.js';
 import type { RecordKind } from '../state/schema.js';
+import type { StatusQueries } from '../state/status-queries.js';
 import { type DashboardAuth, wantsHtml } from './auth.js';
 import { DashboardError } from './errors.js';
 import { type Notice, noticeQuery } from './notices.js';
-import type { PausedSources } from './paused-sources.js';
-import type { StatusQueries } from './status-queries.js';
 
 export interface ActionRoutesProps {
   auth: DashboardAuth;

@@ -3,6 +3,9 @@ import formbody from '@fastify/formbody';
 import type { Queue } from 'bullmq';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from '../logging/logger.js';
+import { SyncMetrics } from '../metrics/sync-metrics.js';
+import { PausedSources } from '../state/paused-sources.js';
+import { StatusQueries } from '../state/status-queries.js';
 import { registerActionRoutes } from './action-routes.js';
 import { DashboardAuth, refuse, wantsHtml } from './auth.js';
 import { registerAuthRoutes } from './auth-routes.js';
@@ -12,13 +15,10 @@ import { CsrfTokens, sameOrigin } from './csrf.js';
 import type { DashboardDeps, ReadinessCheck } from './deps.js';
 import { DashboardError } from './errors.js';
 import { registerHealthRoutes } from './health-routes.js';
-import { SyncMetrics } from './metrics.js';
 import { noticeQuery } from './notices.js';
 import { registerPageRoutes } from './page-routes.js';
-import { PausedSources } from './paused-sources.js';
 import { SessionStore, SignInThrottle } from './sessions.js';
 import { type QueueView, StatusReader } from './status.js';
-import { StatusQueries } from './status-queries.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './views/assets.js';
 
 /** Our own pages load nothing but `/assets/*`, post only to themselves and are never framed. */

@@ -2,9 +2,9 @@ import type { SourceConfig } from '../config/schema.js';
 import type { Clock } from '../domain/clock.js';
 import type { SyncQueues } from '../jobs/types.js';
 import type { Logger } from '../logging/logger.js';
+import type { SyncMetrics } from '../metrics/sync-metrics.js';
 import type { StateDb } from '../state/database.js';
 import type { DashboardCredentials } from './credentials.js';
-import type { SyncMetrics } from './metrics.js';
 
 /** A dependency `/readyz` checks besides the state DB (Redis, ...). */
 export interface ReadinessCheck {

@@ -1,14 +1,14 @@
 import type { SourceConfig } from '../config/schema.js';
 import type { Clock } from '../domain/clock.js';
+import type { PausedSources } from '../state/paused-sources.js';
 import type { RecordKind } from '../state/schema.js';
-import type { PausedSources } from './paused-sources.js';
 import type {
   CursorRecord,
   DropFileRecord,
   FailureRecord,
   RunRecord,
   StatusQueries,
-} from './status-queries.js';
+} from '../state/status-queries.js';
 
 export interface KindCounts {
   created: number;

@@ -90,3 +90,6 @@ export interface RowProblem {
   /** The raw row, kept so the failure can be retried once the data is fixed. */
   raw?: Record<string, string>;
 }
+
+/** A stream's cursor: opaque JSON only its source understands (Singer's "state"), or null once reset. */
+export type CursorValue = Record<string, unknown>;

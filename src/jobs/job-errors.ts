@@ -1,24 +1,15 @@
 import { UnrecoverableError } from 'bullmq';
-import { LoginRequiredError } from '../api/errors.js';
-import { ConfigError } from '../config/load.js';
+import { errorCodeOf, errorKindOf, isRetryable } from '../domain/errors.js';
 
 /**
  * Whether retrying a job as is cannot help: the configuration, the credentials or the data must
- * change first. Errors of this codebase say so themselves (`retryable: false`, with a `code`:
- * `CSV_DROP_DIR_MISSING`, `SQL_CONFIG_INVALID`, `MODULE_SOURCE_INVALID`, an API 401/403...);
- * anything else (network, Redis, the state DB, a 5xx) may pass and is retried with backoff.
+ * change first. Decided from the error's kind and `retryable` (`CSV_DROP_DIR_MISSING`,
+ * `SQL_CONFIG_INVALID`, `LOGIN_REQUIRED`, an API 401/403...); anything else (network, Redis, the
+ * state DB, a 5xx, an error of no kind) may pass and is retried with backoff.
  */
 export function isPermanentFailure(error: unknown): boolean {
-  if (
-    error instanceof UnrecoverableError ||
-    error instanceof LoginRequiredError ||
-    error instanceof ConfigError
-  ) {
-    return true;
-  }
-  if (typeof error !== 'object' || error === null) return false;
-  const { retryable, code } = error as { retryable?: unknown; code?: unknown };
-  return retryable === false && typeof code === 'string';
+  if (error instanceof UnrecoverableError) return true;
+  return errorKindOf(error) === 'config' || !isRetryable(error);
 }
 
 /** The error a processor throws: `UnrecoverableError` (BullMQ fails the job without retry) for a permanent one. */
@@ -26,10 +17,8 @@ export function toJobError(error: unknown): Error {
   if (error instanceof UnrecoverableError) return error;
   const original = error instanceof Error ? error : new Error(String(error));
   if (!isPermanentFailure(error)) return original;
-  const code = (error as { code?: unknown }).code;
-  const permanent = new UnrecoverableError(
-    typeof code === 'string' ? `${code}: ${original.message}` : original.message,
-  );
+  const code = errorCodeOf(error);
+  const permanent = new UnrecoverableError(code ? `${code}: ${original.message}` : original.message);
   permanent.cause = error;
   return permanent;
 }

@@ -1,13 +1,11 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { AppError } from '../domain/errors.js';
 
 /** Redis could not be reached at start. */
-export class RedisUnavailableError extends Error {
-  readonly code = 'REDIS_UNAVAILABLE';
-  readonly retryable = true;
+export class RedisUnavailableError extends AppError {
   constructor(message: string) {
-    super(message);
-    this.name = 'RedisUnavailableError';
+    super('REDIS_UNAVAILABLE', message, { kind: 'infrastructure', retryable: true });
   }
 }
 
@@ -42,12 +40,12 @@ export function watchConnection(redis: Redis, logger: Logger): void {
   redis.on('error', (error: Error) => {
     if (lost) return;
     lost = true;
-    logger.warn({ err: error.message }, 'Redis connection lost, reconnecting');
+    logger.warn({ event: 'redis.lost', err: error.message }, 'Redis connection lost, reconnecting');
   });
   redis.on('ready', () => {
     if (!lost) return;
     lost = false;
-    logger.info('Redis connection back');
+    logger.info({ event: 'redis.back' }, 'Redis connection back');
   });
 }
 

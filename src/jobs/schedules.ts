@@ -55,7 +55,7 @@ export class SourceSchedules {
         trigger: 'schedule',
         scheduledAt: tick,
       });
-      log.info({ jobId, deduplicated, tick: tick.toISOString() }, 'schedule fired');
+      log.info({ event: 'schedule.fired', jobId, deduplicated, tick: tick.toISOString() }, 'schedule fired');
       return { sourceId, enqueued: true, jobId, deduplicated };
     } catch (error) {
       log.error({ err: (error as Error).message }, 'schedule tick could not enqueue the pass');

@@ -2,31 +2,27 @@ import { randomUUID } from 'node:crypto';
 import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { SourceConfig } from '../config/schema.js';
-import type { RecordKind } from '../domain/records.js';
+import { type Clock, systemClock } from '../domain/clock.js';
 import type { SourceSummary } from '../sync/run-sync.js';
-import type { SyncService } from '../sync/sync-service.js';
+import type { SyncUseCases } from '../sync/sync-service.js';
 import { permanentJobError, toJobError } from './job-errors.js';
 import type { SyncJobName } from './job-keys.js';
 import type { SourceLease, SourceLock } from './source-lock.js';
 import type { SyncJob, SyncJobResult } from './types.js';
 
 /** The use cases a job runs: the same `SyncService` the CLI uses. */
-export type SyncUseCases = Pick<SyncService, 'syncSource' | 'retryFailures' | 'resyncRecord'>;
+export type { SyncUseCases };
 
 export interface SyncProcessorProps {
   service: SyncUseCases;
   sources: readonly SourceConfig[];
   lock: Pick<SourceLock, 'acquire'>;
   logger: Logger;
-  /** Whether the state DB knows the record (a re-sync of an unknown record can never succeed). */
-  recordExists(sourceId: string, kind: RecordKind, sourceKey: string): Promise<boolean>;
   /** A paused source's jobs finish at once without syncing (the dashboard pauses and resumes). */
   isPaused(sourceId: string): Promise<boolean>;
-  /** Puts back the files a cut-short pass left claimed (see `restoreClaimedFiles`). */
-  restoreClaimedFiles(config: SourceConfig, logger: Logger): Promise<string[]>;
   /** How long a job waits when another job of its source holds the source lock. */
   sourceBusyRetryMs: number;
-  now?: () => number;
+  clock?: Clock;
 }
 
 /** The part of a BullMQ job the processor uses (tests pass plain objects). */
@@ -41,7 +37,7 @@ export type ProcessedJob = Pick<
  * a permanent failure is thrown as `UnrecoverableError`, anything else is retried with backoff.
  */
 export function createSyncProcessor(props: SyncProcessorProps) {
-  const now = props.now ?? Date.now;
+  const clock = props.clock ?? systemClock;
   return async (job: ProcessedJob, token?: string): Promise<SyncJobResult> => {
     const data = job.data;
     const log = props.logger.child({ jobId: job.id, job: job.name, sourceId: data.sourceId });
@@ -55,15 +51,18 @@ export function createSyncProcessor(props: SyncProcessorProps) {
     const lease = await props.lock.acquire(data.sourceId, owner, { pass: data.type === 'source-sync' });
     if (!lease) {
       log.debug({ retryInMs: props.sourceBusyRetryMs }, 'another job of this source is running: waiting');
-      await job.moveToDelayed(now() + props.sourceBusyRetryMs, token);
+      await job.moveToDelayed(clock.now().getTime() + props.sourceBusyRetryMs, token);
       throw new DelayedError();
     }
     let finished = false;
     try {
-      log.info({ attempt: job.attemptsMade + 1, recovered: job.stalledCounter > 0 }, 'job started');
+      log.info(
+        { event: 'job.started', attempt: job.attemptsMade + 1, recovered: job.stalledCounter > 0 },
+        'job started',
+      );
       const result = await run(props, data, config, lease, log);
       finished = true;
-      log.info({ runs: result.runs }, 'job done');
+      log.info({ event: 'job.done', runs: result.runs }, 'job done');
       return result;
     } catch (error) {
       throw toJobError(error);
@@ -78,13 +77,16 @@ export function createSyncProcessor(props: SyncProcessorProps) {
 async function run(
   props: SyncProcessorProps,
   data: SyncJob,
-  config: SourceConfig,
+  _config: SourceConfig,
   lease: SourceLease,
   log: Logger,
 ): Promise<SyncJobResult> {
   switch (data.type) {
     case 'source-sync': {
-      if (lease.previousPassUnfinished) await props.restoreClaimedFiles(config, log);
+      if (lease.previousPassUnfinished) {
+        const restored = await props.service.recoverInterrupted(data.sourceId);
+        if (restored.length > 0) log.warn({ restored }, 'units left by a cut-short pass put back');
+      }
       const summaries = await props.service.syncSource(data.sourceId, {
         trigger: data.trigger,
         ...(data.full ? { full: true } : {}),
@@ -96,7 +98,7 @@ async function run(
       return { ...resultOf(data.sourceId, summary ? [summary] : []), needData };
     }
     case 'record-resync': {
-      if (!(await props.recordExists(data.sourceId, data.kind, data.sourceKey))) {
+      if (!(await props.service.hasRecord(data.sourceId, data.kind, data.sourceKey))) {
         throw permanentJobError(`${data.sourceId} has no synced ${data.kind} "${data.sourceKey}"`);
       }
       return resultOf(data.sourceId, [
@@ -113,7 +115,7 @@ function resultOf(sourceId: string, summaries: readonly SourceSummary[]): SyncJo
     runs: summaries.map((s) => ({
       runId: s.runId,
       counts: s.counts,
-      failed: s.failures.length,
+      failed: Object.values(s.counts).reduce((n, c) => n + c.failed, 0),
       abandoned: s.abandoned.length,
     })),
   };

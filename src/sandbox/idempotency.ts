@@ -67,6 +67,11 @@ export class IdempotencyStore {
     });
   }
 
+  /** Whether `scope` is `running`, `stored`, or free (`undefined`); read only, for tests. */
+  stateOf(scope: string): Entry['state'] | undefined {
+    return this.#entries.get(scope)?.state;
+  }
+
   /** Releases a running key whose request ended without a response (an aborted request). */
   release(scope: string): void {
     if (this.#entries.get(scope)?.state === 'running') this.#entries.delete(scope);

@@ -33,6 +33,20 @@ export const NO_FAULTS: FaultConfig = {
   idempotencyStoreDown: false,
 };
 
+/**
+ * Where the spec says "not shown", the sandbox's choice, switchable so the client is tested against
+ * each plausible server (see docs/sandbox.md).
+ */
+export interface SandboxCompat {
+  /**
+   * What the `source` filter of `GET /accounts` compares: the source's `sourceId` (the default),
+   * its `connectionId`, or its `connectorType` (`Custom`...). The spec names the field, not its value.
+   */
+  accountSourceFilter: 'sourceId' | 'connectionId' | 'connectorType';
+}
+
+export const DEFAULT_COMPAT: SandboxCompat = { accountSourceFilter: 'sourceId' };
+
 export interface SandboxOptions {
   /** Public API budget per access token. Spec default: 300 per 60 s. */
   rateLimit: RatePolicy;
@@ -46,6 +60,7 @@ export interface SandboxOptions {
   /** OAuth client ids the authorization server knows (public clients, PKCE). */
   clientIds: string[];
   faults: FaultConfig;
+  compat: SandboxCompat;
   /** Fixed ids for the seeded organization and token (stable demos); random when absent. */
   organizationId?: string | undefined;
   accessToken?: string | undefined;
@@ -69,5 +84,6 @@ export function sandboxOptions(overrides: Partial<SandboxOptions> = {}): Sandbox
     random: Math.random,
     ...overrides,
     faults: { ...NO_FAULTS, ...overrides.faults },
+    compat: { ...DEFAULT_COMPAT, ...overrides.compat },
   };
 }

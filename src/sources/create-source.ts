@@ -1,54 +1,62 @@
 import type { Logger } from 'pino';
 import type { SourceConfig } from '../config/schema.js';
 import { type Clock, systemClock } from '../domain/clock.js';
-import { CursorsRepository } from '../state/cursors.js';
-import type { StateDb } from '../state/database.js';
-import { DropFilesRepository } from '../state/drop-files.js';
 import { createCsvSource } from './csv/index.js';
-import type { DropFileLedger } from './csv/ledger.js';
+import { restoreClaimedFiles } from './csv/interrupted-claims.js';
 import { createModuleSource } from './module/index.js';
+import type { CursorStore, DropFileLedger } from './ports.js';
 import type { Source } from './source.js';
 import { createSqlSource } from './sql/index.js';
 
-export interface CreateSourceDeps {
+/** What the sources of a configuration are built from; the composition root (`src/app/`) gives it. */
+export interface SourceFactoryDeps {
   logger: Logger;
-  db: StateDb;
-  /** A dry run must not claim, archive or record files. */
-  dryRun: boolean;
+  /** Where SQL and module sources keep their stream cursors. */
+  cursors: CursorStore;
+  /** Where CSV sources record what became of each file. */
+  ledger: DropFileLedger;
+  /** Where SQL sources read their connection URL (`urlEnv`) and module sources their settings. */
+  env: Readonly<Record<string, string | undefined>>;
   clock?: Clock;
-  /** Where SQL sources read their connection URL (`urlEnv`); default process.env. */
-  env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** Builds the source of one configuration entry. */
-export function createSource(config: SourceConfig, deps: CreateSourceDeps): Source {
-  const logger = deps.logger.child({ sourceId: config.id });
-  switch (config.type) {
-    case 'csv':
-      return createCsvSource({
-        config,
-        clock: deps.clock ?? systemClock,
-        logger,
-        ledger: deps.dryRun ? readOnly(new DropFilesRepository(deps.db)) : new DropFilesRepository(deps.db),
-        dryRun: deps.dryRun,
-      });
-    case 'sql':
-      return createSqlSource({
-        config,
-        cursors: new CursorsRepository(deps.db),
-        logger,
-        env: deps.env ?? process.env,
-        clock: deps.clock ?? systemClock,
-      });
-    case 'module':
-      return createModuleSource({
-        config,
-        cursors: new CursorsRepository(deps.db),
-        logger,
-        env: deps.env ?? process.env,
-        clock: deps.clock ?? systemClock,
-      });
-  }
+/** Builds the source of a configuration entry, and repairs what a cut-short pass of it left. */
+export interface SourceFactory {
+  /** `dryRun`: a dry run must not claim, archive or record files. */
+  create(config: SourceConfig, options: { dryRun: boolean }): Source;
+  /**
+   * Called under the source lock after a pass of the source that never finished (its process was
+   * killed): puts back what that pass held (a CSV source's claimed files), so the next pass takes
+   * it at once. Returns the names of the units put back.
+   */
+  recoverInterrupted(config: SourceConfig): Promise<string[]>;
+}
+
+export function createSourceFactory(deps: SourceFactoryDeps): SourceFactory {
+  const clock = deps.clock ?? systemClock;
+  return {
+    create(config, options) {
+      const logger = deps.logger.child({ sourceId: config.id });
+      switch (config.type) {
+        case 'csv':
+          return createCsvSource({
+            config,
+            clock,
+            logger,
+            ledger: options.dryRun ? readOnly(deps.ledger) : deps.ledger,
+            dryRun: options.dryRun,
+          });
+        case 'sql':
+          return createSqlSource({ config, cursors: deps.cursors, logger, env: deps.env, clock });
+        case 'module':
+          return createModuleSource({ config, cursors: deps.cursors, logger, env: deps.env, clock });
+      }
+    },
+    async recoverInterrupted(config) {
+      if (config.type !== 'csv') return [];
+      return restoreClaimedFiles(config, deps.logger, clock);
+    },
+  };
 }
 
 /** A dry run recognises files already synced but records nothing. */

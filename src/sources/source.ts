@@ -31,7 +31,7 @@ export interface SourceUnit {
    * Every record was synced or recorded as a failure: archive the file and write the report,
    * or advance the cursor to `cursor` (opaque, source-defined).
    */
-  complete(outcome: { failures: DownstreamFailure[] }): Promise<void>;
+  complete(outcome: { failures: readonly DownstreamFailure[] }): Promise<void>;
   /** The unit could not be read (unreadable file, broken SQL): move it aside with the reason. */
   abandon(reason: string): Promise<void>;
   /** A dry run read the unit without syncing it: put it back untouched for the next real pass. */

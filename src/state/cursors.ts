@@ -1,7 +1,7 @@
+import type { CursorValue } from '../domain/records.js';
 import type { StateDb } from './database.js';
 
-/** A stream's cursor: opaque JSON only its source understands (Singer's "state"), or null once reset. */
-export type CursorValue = Record<string, unknown>;
+export type { CursorValue };
 
 export interface StreamCursor {
   sourceId: string;
@@ -12,18 +12,12 @@ export interface StreamCursor {
   updatedAt: Date;
 }
 
-/** What a source needs to resume where it stopped: its cursors, one per stream. */
-export interface CursorStore {
-  get(sourceId: string, stream: string): Promise<CursorValue | null>;
-  set(sourceId: string, stream: string, cursor: CursorValue): Promise<void>;
-}
-
 /**
  * The `cursors` table: one row per source and stream. A source advances its cursor only once a unit
  * is complete (every record synced or recorded as a failure); `reset` makes the next pass read a
  * stream (or all of a source's) from the start, leaving the other streams as they are.
  */
-export class CursorsRepository implements CursorStore {
+export class CursorsRepository {
   constructor(private readonly db: StateDb) {}
 
   async get(sourceId: string, stream: string): Promise<CursorValue | null> {
@@ -74,25 +68,5 @@ export class CursorsRepository implements CursorStore {
       cursor: r.cursor,
       updatedAt: r.updated_at,
     }));
-  }
-}
-
-/** Cursors in memory, for tests and benchmarks. */
-export class InMemoryCursorStore implements CursorStore {
-  readonly #cursors = new Map<string, CursorValue>();
-
-  async get(sourceId: string, stream: string): Promise<CursorValue | null> {
-    return this.#cursors.get(`${sourceId}\u0000${stream}`) ?? null;
-  }
-
-  async set(sourceId: string, stream: string, cursor: CursorValue): Promise<void> {
-    this.#cursors.set(`${sourceId}\u0000${stream}`, structuredClone(cursor));
-  }
-
-  async reset(sourceId: string, stream?: string): Promise<void> {
-    for (const key of this.#cursors.keys()) {
-      const [source, name] = key.split('\u0000');
-      if (source === sourceId && (stream === undefined || name === stream)) this.#cursors.delete(key);
-    }
   }
 }

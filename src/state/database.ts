@@ -6,6 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import pg from 'pg';
+import { AppError } from '../domain/errors.js';
 import type { StateSchema } from './schema.js';
 
 export type StateDb = Kysely<StateSchema>;
@@ -25,6 +26,12 @@ export interface OpenStateProps {
   schema?: string;
   /** Apply pending migrations on open (default true). */
   migrate?: boolean;
+  /**
+   * Told of an idle connection the server dropped (a restart, a failover, `pg_terminate_backend`).
+   * The pool discards that connection and the next query opens a new one. Default: ignored (never
+   * an unhandled `error` event).
+   */
+  onIdleError?: (error: Error) => void;
 }
 
 /** Opens the state DB and applies its migrations. The same migrations and queries run on both kinds. */
@@ -38,6 +45,12 @@ export async function openStateDatabase(props: OpenStateProps): Promise<StateDat
       max: 10,
       options: `-c search_path=${schema}`,
     });
+    pool.on('error', (error) => props.onIdleError?.(error));
+    // A client checked out of the pool has no listener of its own between two queries (a
+    // transaction, kysely's acquire): the server ending its session there must not end the
+    // process. The query under way, if any, fails with the error; the pool drops the dead client
+    // when it is released.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<StateSchema>({ dialect: new PostgresDialect({ pool }) });
     state = { db, kind: 'postgres', close: () => db.destroy() };
   } else {
@@ -76,8 +89,11 @@ export class FolderMigrationProvider implements MigrationProvider {
   }
 }
 
-export class MigrationError extends Error {
-  readonly code = 'STATE_DB_MIGRATION_FAILED';
+/** A migration of the state DB failed: nothing can run until it is fixed. */
+export class MigrationError extends AppError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('STATE_DB_MIGRATION_FAILED', message, { cause: options.cause, kind: 'infrastructure' });
+  }
 }
 
 /**

@@ -1,8 +1,8 @@
-import type { DropFileEntry, DropFileLedger, SeenDropFile } from '../sources/csv/ledger.js';
+import type { DropFileEntry, SeenDropFile } from '../domain/drop-files.js';
 import type { StateDb } from './database.js';
 
 /** The drop-file ledger of the CSV sources, in the state DB's `drop_files` table. */
-export class DropFilesRepository implements DropFileLedger {
+export class DropFilesRepository {
   constructor(private readonly db: StateDb) {}
 
   async seen(sourceId: string, checksum: string): Promise<SeenDropFile | null> {

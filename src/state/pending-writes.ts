@@ -65,6 +65,17 @@ export class PendingWritesRepository {
     await this.db.deleteFrom('pending_writes').where('idempotency_key', '=', key).execute();
   }
 
+  /** Drops the pending keys of a record (of one operation when given): its record was adopted instead. */
+  async forget(ref: Omit<PendingWriteRef, 'operation'> & { operation?: string }): Promise<void> {
+    let query = this.db
+      .deleteFrom('pending_writes')
+      .where('source_id', '=', ref.sourceId)
+      .where('kind', '=', ref.kind)
+      .where('source_key', '=', ref.sourceKey);
+    if (ref.operation !== undefined) query = query.where('operation', '=', ref.operation);
+    await query.execute();
+  }
+
   async count(sourceId: string): Promise<number> {
     const row = await this.db
       .selectFrom('pending_writes')

@@ -1,25 +1,8 @@
 import { sql } from 'kysely';
+import type { BatchDiff, MappedRecord, RecordKind } from '../domain/sync-state.js';
 import type { StateDb } from './database.js';
-import type { RecordKind } from './schema.js';
 
-/** What the state DB knows of one synced record. */
-export interface MappedRecord {
-  sourceKey: string;
-  apiId: string;
-  contentHash: string;
-  /** The values last written that can still change remotely (paid amount, due date, tags...). */
-  syncedState: Record<string, unknown>;
-  /** The source record as last synced, for re-syncs on demand. */
-  record?: object | undefined;
-}
-
-/** A batch compared with the state: only what differs is returned. */
-export interface BatchDiff {
-  /** Records the state holds with another fingerprint, with what it holds of them (and the record). */
-  changed: Map<string, MappedRecord>;
-  /** Keys the state does not hold. */
-  unknown: Set<string>;
-}
+export type { BatchDiff, MappedRecord };
 
 type ChangedRow = [
   sourceKey: string,
@@ -177,7 +160,18 @@ export class RecordMapRepository {
     return (await this.getMany(sourceId, kind, [key])).get(key);
   }
 
-  async save(sourceId: string, kind: RecordKind, record: MappedRecord, runId: string | null): Promise<void> {
+  /**
+   * Stores what was written of a record. `completing`: the Idempotency-Key of the write that
+   * produced it, deleted from `pending_writes` in the same transaction, so a crash leaves either
+   * the pending write (sent again with its key, or adopted) or the saved record, never neither.
+   */
+  async save(
+    sourceId: string,
+    kind: RecordKind,
+    record: MappedRecord,
+    runId: string | null,
+    options: { completing?: string } = {},
+  ): Promise<void> {
     const values = {
       api_id: record.apiId,
       content_hash: record.contentHash,
@@ -186,11 +180,19 @@ export class RecordMapRepository {
       synced_at: new Date(),
       last_run_id: runId,
     };
-    await this.db
-      .insertInto('record_map')
-      .values({ source_id: sourceId, kind, source_key: record.sourceKey, ...values })
-      .onConflict((oc) => oc.columns(['source_id', 'kind', 'source_key']).doUpdateSet(values))
-      .execute();
+    const upsert = (db: StateDb) =>
+      db
+        .insertInto('record_map')
+        .values({ source_id: sourceId, kind, source_key: record.sourceKey, ...values })
+        .onConflict((oc) => oc.columns(['source_id', 'kind', 'source_key']).doUpdateSet(values))
+        .execute();
+    const { completing } = options;
+    if (completing === undefined) await upsert(this.db);
+    else
+      await this.db.transaction().execute(async (tx) => {
+        await upsert(tx);
+        await tx.deleteFrom('pending_writes').where('idempotency_key', '=', completing).execute();
+      });
     this.#writtenSinceAnalyze++;
   }
 

@@ -1,8 +1,9 @@
 import type { Selectable } from 'kysely';
+import type { RunStatus } from '../domain/sync-state.js';
 import type { StateDb } from './database.js';
 import type { RunsTable } from './schema.js';
 
-export type RunStatus = 'running' | 'succeeded' | 'partial' | 'failed';
+export type { RunStatus };
 
 export interface RunRow {
   id: string;

@@ -5,7 +5,9 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type Json<T extends object | null> = JSONColumnType<T, T | string, T | string>;
 
-export type RecordKind = 'account' | 'invoice' | 'creditNote';
+import type { RecordKind } from '../domain/records.js';
+
+export type { RecordKind };
 
 export interface SourcesTable {
   id: string;

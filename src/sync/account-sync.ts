@@ -1,4 +1,6 @@
+import { errorKindOf } from '../domain/errors.js';
 import type { AccountRecord, RecordOrigin } from '../domain/records.js';
+import type { MappedRecord } from '../domain/sync-state.js';
 import {
   accountCreateBody,
   accountHash,
@@ -6,14 +8,14 @@ import {
   accountUpdateBody,
 } from '../mapping/account-payload.js';
 import { contentHash } from '../mapping/content-hash.js';
-import type { MappedRecord } from '../state/record-map.js';
-import type { RemoteAccount } from './api-port.js';
-import { chunks, diffBatch, processBatchOf, type SyncContext, withPendingWrite } from './context.js';
+import { diffBatch } from './batch-diff.js';
+import { processBatchOf } from './batch-execution.js';
 import { fail, type Outcome } from './outcome.js';
+import type { PassScope } from './pass-scope.js';
+import { withPendingWrite } from './pending-write.js';
+import type { RemoteAccount } from './ports.js';
+import { lookupAccounts, recoverAccounts } from './remote-lookup.js';
 import type { TagResolver } from './tag-resolver.js';
-
-/** The API accepts at most 50 values in one filter condition. */
-export const LOOKUP_BATCH = 50;
 
 interface Item {
   record: AccountRecord;
@@ -32,11 +34,7 @@ interface AccountState {
  * up by their source (so a fresh state DB adopts instead of duplicating), then created with their
  * source in one request; changed ones are updated and their source's `lastUpdate` set.
  */
-export async function syncAccounts(
-  ctx: SyncContext,
-  tags: TagResolver,
-  items: readonly Item[],
-): Promise<void> {
+export async function syncAccounts(ctx: PassScope, tags: TagResolver, items: readonly Item[]): Promise<void> {
   const plan = await diffBatch(ctx, 'account', items, accountHash);
   const remote = await lookupAccounts(ctx, plan.unknown);
   await processBatchOf(
@@ -48,22 +46,8 @@ export async function syncAccounts(
   );
 }
 
-/** Accounts of this connection found by their source ids, in batches of 50 (`source:isAnyOf`). */
-export async function lookupAccounts(
-  ctx: SyncContext,
-  sourceIds: readonly string[],
-): Promise<Map<string, RemoteAccount>> {
-  const found = new Map<string, RemoteAccount>();
-  for (const batch of chunks([...new Set(sourceIds)], LOOKUP_BATCH)) {
-    for (const account of await ctx.api.findAccountsBySourceIds(batch)) {
-      if (account.source?.connectionId === ctx.connectionId) found.set(account.source.sourceId, account);
-    }
-  }
-  return found;
-}
-
 async function syncOne(
-  ctx: SyncContext,
+  ctx: PassScope,
   tags: TagResolver,
   record: AccountRecord,
   mapped: MappedRecord | undefined,
@@ -77,34 +61,53 @@ async function syncOne(
   return create(ctx, tags, record);
 }
 
-async function create(ctx: SyncContext, tags: TagResolver, record: AccountRecord): Promise<Outcome> {
+async function create(ctx: PassScope, tags: TagResolver, record: AccountRecord): Promise<Outcome> {
   const body = accountCreateBody(record, ctx.api.organizationId, ctx.connectionId);
   if (ctx.dryRun) return plan(ctx, record, 'create', 'created');
   let account: RemoteAccount;
   try {
+    // The API id is stored with the create's completion, before any follow-up: a crash after it
+    // leaves a known account whose tags the next pass attaches (its fingerprint says "compare again").
     account = await withPendingWrite(
       ctx,
       { kind: 'account', sourceKey: record.sourceId, operation: 'create' },
       contentHash(body),
       (k) => ctx.api.createAccount(body, { idempotencyKey: k }),
+      (created, key) =>
+        save(ctx, record, created.id, {
+          attachedTags: [],
+          complete: record.tags.length === 0,
+          completing: key,
+        }),
     );
   } catch (error) {
+    if (errorKindOf(error) !== 'data') throw error;
     // A 400 may mean the source is already linked (created by an earlier, interrupted run): look it up.
-    const existing = (await lookupAccounts(ctx, [record.sourceId])).get(record.sourceId);
+    const existing = (await recoverAccounts(ctx, [record.sourceId])).get(record.sourceId);
     if (!existing) throw error;
     return adopt(ctx, tags, record, existing);
   }
-  await applyTags(ctx, tags, account.id, record, []);
-  await save(ctx, record, account.id);
+  if (record.tags.length > 0) {
+    await applyTags(ctx, tags, account.id, record, []);
+    await save(ctx, record, account.id);
+  }
   return 'created';
 }
 
 async function adopt(
-  ctx: SyncContext,
+  ctx: PassScope,
   tags: TagResolver,
   record: AccountRecord,
   remote: RemoteAccount,
 ): Promise<Outcome> {
+  // Writes of this record may be pending (sent, answered, then the process died): a create is moot
+  // now, and what is still needed is sent again below from what the service holds.
+  if (!ctx.dryRun)
+    await ctx.state.pending.forget({
+      sourceId: ctx.sourceId,
+      kind: 'account',
+      sourceKey: record.sourceId,
+    });
   if (accountMatches(record, remote) && record.tags.length === 0) {
     if (!ctx.dryRun) await save(ctx, record, remote.id);
     return 'unchanged';
@@ -113,7 +116,7 @@ async function adopt(
 }
 
 async function update(
-  ctx: SyncContext,
+  ctx: PassScope,
   tags: TagResolver,
   record: AccountRecord,
   accountId: string,
@@ -136,7 +139,7 @@ async function update(
       `account ${accountId} is linked to another source (${linked}); relink or unlink it first`,
     );
   }
-  const lastUpdate = record.updatedAt ?? ctx.now().toISOString();
+  const lastUpdate = record.updatedAt ?? ctx.clock.now().toISOString();
   await withPendingWrite(
     ctx,
     { kind: 'account', sourceKey: record.sourceId, operation: 'touchSource' },
@@ -149,14 +152,14 @@ async function update(
 }
 
 async function unlink(
-  ctx: SyncContext,
+  ctx: PassScope,
   record: AccountRecord,
   mapped: { apiId: string } | undefined,
 ): Promise<Outcome> {
   if (!mapped) return 'unchanged';
   if (ctx.dryRun) return plan(ctx, record, 'unlink source', 'updated');
   await ctx.api.unlinkAccountSource(mapped.apiId);
-  await ctx.recordMap.save(
+  await ctx.state.recordMap.save(
     ctx.sourceId,
     'account',
     {
@@ -172,7 +175,7 @@ async function unlink(
 
 /** Attaches the row's tags that were not attached before and detaches the ones it dropped. */
 async function applyTags(
-  ctx: SyncContext,
+  ctx: PassScope,
   tags: TagResolver,
   accountId: string,
   record: AccountRecord,
@@ -194,23 +197,36 @@ async function applyTags(
   for (const id of await tags.idsFor(removed)) await ctx.api.detachTag(accountId, id);
 }
 
-async function save(ctx: SyncContext, record: AccountRecord, apiId: string): Promise<void> {
-  const state: AccountState = { fullName: record.fullName, tags: record.tags };
-  await ctx.recordMap.save(
+/**
+ * Stores the account as synced. `complete: false`: follow-ups (its tags) are still to come, so the
+ * fingerprint is left empty (the next pass compares it again) and `attachedTags` says what is
+ * attached so far; `completing`: the create's pending write, finished in the same transaction.
+ */
+async function save(
+  ctx: PassScope,
+  record: AccountRecord,
+  apiId: string,
+  options: { attachedTags?: string[]; complete?: boolean; completing?: string } = {},
+): Promise<void> {
+  const state: AccountState = { fullName: record.fullName, tags: options.attachedTags ?? record.tags };
+  await ctx.state.recordMap.save(
     ctx.sourceId,
     'account',
     {
       sourceKey: record.sourceId,
       apiId,
-      contentHash: accountHash(record),
+      contentHash: (options.complete ?? true) ? accountHash(record) : '',
       syncedState: { ...state },
       record,
     },
     ctx.runId,
+    options.completing === undefined ? {} : { completing: options.completing },
   );
 }
 
-function plan(ctx: SyncContext, record: AccountRecord, operation: string, outcome: Outcome): Outcome {
-  ctx.plan.push({ kind: 'account', sourceKey: record.sourceId, operation, detail: record.fullName });
-  return outcome;
+function plan(ctx: PassScope, record: AccountRecord, operation: string, outcome: Outcome): Outcome {
+  return ctx.report.planned(
+    { kind: 'account', sourceKey: record.sourceId, operation, detail: record.fullName },
+    outcome,
+  );
 }

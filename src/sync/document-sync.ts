@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { errorKindOf } from '../domain/errors.js';
 import type { RecordOrigin } from '../domain/records.js';
+import type { MappedRecord } from '../domain/sync-state.js';
 import { contentHash } from '../mapping/content-hash.js';
 import {
   type DocumentMutableState,
@@ -12,11 +14,13 @@ import {
   mutableState,
 } from '../mapping/document-payload.js';
 import { renderDocumentPdf } from '../mapping/render-pdf.js';
-import type { MappedRecord } from '../state/record-map.js';
-import { LOOKUP_BATCH, lookupAccounts } from './account-sync.js';
-import type { PdfFile, RemoteDocument } from './api-port.js';
-import { chunks, diffBatch, processBatchOf, type SyncContext, withPendingWrite } from './context.js';
+import { diffBatch } from './batch-diff.js';
+import { processBatchOf } from './batch-execution.js';
 import { fail, type Outcome } from './outcome.js';
+import type { PassScope } from './pass-scope.js';
+import { withPendingWrite } from './pending-write.js';
+import type { PdfFile, RemoteDocument } from './ports.js';
+import { lookupDocuments, recoverAccounts } from './remote-lookup.js';
 
 interface Item {
   record: DocumentRecord;
@@ -39,7 +43,7 @@ interface Owner {
  * changes go through the document PATCH.
  */
 export async function syncDocuments(
-  ctx: SyncContext,
+  ctx: PassScope,
   kind: DocumentRecord['kind'],
   items: readonly Item[],
 ): Promise<void> {
@@ -60,7 +64,7 @@ export async function syncDocuments(
 }
 
 async function syncOne(
-  ctx: SyncContext,
+  ctx: PassScope,
   record: DocumentRecord,
   owners: Map<string, Owner | string>,
   mapped: MappedRecord | undefined,
@@ -81,43 +85,58 @@ async function syncOne(
   return create(ctx, record, owner);
 }
 
-async function create(ctx: SyncContext, record: DocumentRecord, owner: Owner): Promise<Outcome> {
+async function create(ctx: PassScope, record: DocumentRecord, owner: Owner): Promise<Outcome> {
   if (ctx.dryRun) return plan(ctx, record, 'create', 'created');
   const input = documentCreateInput(record, owner.apiId);
   const file = await pdfFor(record, owner.fullName);
   let created: RemoteDocument;
+  let current: DocumentMutableState = { paidAmount: '0', dueDate: null };
   try {
+    // The API id is stored with the create's completion, before the paid amount is patched: a
+    // crash after it leaves a known document that the next pass patches.
     created = await withPendingWrite(
       ctx,
       { kind: record.kind, sourceKey: record.sourceId, operation: 'create' },
       contentHash({ input, file: contentHash(file.bytes.toString('base64')) }),
       (k) => ctx.api.createDocument(record.kind, input, file, { idempotencyKey: k }),
+      (answer, key) => {
+        current = { paidAmount: answer.paidAmount ?? '0', dueDate: answer.dueDate ?? null };
+        const complete = documentPatch(current, mutableState(record)) === null;
+        return save(ctx, record, answer.id, { synced: current, complete, completing: key });
+      },
     );
   } catch (error) {
+    if (errorKindOf(error) !== 'data') throw error;
     // duplicate-source-id (or any refusal of a document that may already exist): never a second document.
     const existing = (await lookupDocuments(ctx, record.kind, [record.sourceId])).get(record.sourceId);
     if (!existing) throw error;
     return adopt(ctx, record, existing);
   }
-  await patchIfNeeded(ctx, record, created.id, {
-    paidAmount: created.paidAmount ?? '0',
-    dueDate: created.dueDate ?? null,
-  });
-  await save(ctx, record, created.id);
+  if (documentPatch(current, mutableState(record))) {
+    await patchIfNeeded(ctx, record, created.id, current);
+    await save(ctx, record, created.id);
+  }
   return 'created';
 }
 
-async function adopt(ctx: SyncContext, record: DocumentRecord, remote: RemoteDocument): Promise<Outcome> {
+async function adopt(ctx: PassScope, record: DocumentRecord, remote: RemoteDocument): Promise<Outcome> {
   const current = { paidAmount: remote.paidAmount ?? '0', dueDate: remote.dueDate ?? null };
   const patch = documentPatch(current, mutableState(record));
   if (ctx.dryRun) return patch ? plan(ctx, record, 'patch', 'updated') : 'unchanged';
+  // Writes of this record may be pending (sent, answered, then the process died): a create is moot
+  // now, and what is still needed is sent again below from what the service holds.
+  await ctx.state.pending.forget({
+    sourceId: ctx.sourceId,
+    kind: record.kind,
+    sourceKey: record.sourceId,
+  });
   if (patch) await patchIfNeeded(ctx, record, remote.id, current);
   await save(ctx, record, remote.id);
   return patch ? 'updated' : 'unchanged';
 }
 
 async function update(
-  ctx: SyncContext,
+  ctx: PassScope,
   record: DocumentRecord,
   documentId: string,
   synced: Partial<DocumentState>,
@@ -135,7 +154,7 @@ async function update(
 }
 
 async function patchIfNeeded(
-  ctx: SyncContext,
+  ctx: PassScope,
   record: DocumentRecord,
   documentId: string,
   current: Partial<DocumentMutableState>,
@@ -150,35 +169,46 @@ async function patchIfNeeded(
   );
 }
 
-async function save(ctx: SyncContext, record: DocumentRecord, apiId: string): Promise<void> {
-  const state: DocumentState = { frozen: immutableHash(record), ...mutableState(record) };
-  await ctx.recordMap.save(
+/**
+ * Stores the document as synced. `complete: false`: its PATCH is still to come, so the fingerprint
+ * is left empty (the next pass compares it again) and `synced` is what the service holds so far;
+ * `completing`: the create's pending write, finished in the same transaction.
+ */
+async function save(
+  ctx: PassScope,
+  record: DocumentRecord,
+  apiId: string,
+  options: { synced?: DocumentMutableState; complete?: boolean; completing?: string } = {},
+): Promise<void> {
+  const state: DocumentState = { frozen: immutableHash(record), ...(options.synced ?? mutableState(record)) };
+  await ctx.state.recordMap.save(
     ctx.sourceId,
     record.kind,
     {
       sourceKey: record.sourceId,
       apiId,
-      contentHash: documentHash(record),
+      contentHash: (options.complete ?? true) ? documentHash(record) : '',
       syncedState: { ...state },
       record,
     },
     ctx.runId,
+    options.completing === undefined ? {} : { completing: options.completing },
   );
 }
 
 /** Account source id -> its API id, or the reason it is not available (failed, unknown). */
 async function resolveOwners(
-  ctx: SyncContext,
+  ctx: PassScope,
   accountKeys: readonly string[],
 ): Promise<Map<string, Owner | string>> {
   const wanted = [...new Set(accountKeys)];
   const owners = new Map<string, Owner | string>();
   if (wanted.length === 0) return owners;
-  const mapped = await ctx.recordMap.getMany(ctx.sourceId, 'account', wanted);
+  const mapped = await ctx.state.recordMap.getMany(ctx.sourceId, 'account', wanted);
   for (const [key, row] of mapped)
     owners.set(key, { apiId: row.apiId, fullName: String(row.syncedState.fullName ?? key) });
   const missing = wanted.filter((k) => !owners.has(k));
-  for (const failure of await ctx.failures.open({
+  for (const failure of await ctx.state.failures.open({
     sourceId: ctx.sourceId,
     kind: 'account',
     sourceKeys: missing,
@@ -187,27 +217,14 @@ async function resolveOwners(
   }
   if (ctx.dryRun) {
     // A dry run plans account creations without making them: documents can count on those accounts.
-    const planned = new Set(ctx.plan.filter((p) => p.kind === 'account').map((p) => p.sourceKey));
-    for (const key of missing) if (planned.has(key)) owners.set(key, { apiId: '(planned)', fullName: key });
+    for (const key of missing)
+      if (ctx.report.plans('account', key)) owners.set(key, { apiId: '(planned)', fullName: key });
   }
   const stillMissing = missing.filter((k) => !owners.has(k));
-  for (const [key, account] of await lookupAccounts(ctx, stillMissing)) {
+  for (const [key, account] of await recoverAccounts(ctx, stillMissing)) {
     owners.set(key, { apiId: account.id, fullName: account.fullName });
   }
   return owners;
-}
-
-async function lookupDocuments(
-  ctx: SyncContext,
-  kind: DocumentRecord['kind'],
-  sourceIds: readonly string[],
-): Promise<Map<string, RemoteDocument>> {
-  const found = new Map<string, RemoteDocument>();
-  for (const batch of chunks([...new Set(sourceIds)], LOOKUP_BATCH)) {
-    for (const doc of await ctx.api.findDocumentsBySourceIds(kind, batch))
-      if (doc.sourceId) found.set(doc.sourceId, doc);
-  }
-  return found;
 }
 
 async function pdfFor(record: DocumentRecord, accountName: string): Promise<PdfFile> {
@@ -218,7 +235,9 @@ async function pdfFor(record: DocumentRecord, accountName: string): Promise<PdfF
   };
 }
 
-function plan(ctx: SyncContext, record: DocumentRecord, operation: string, outcome: Outcome): Outcome {
-  ctx.plan.push({ kind: record.kind, sourceKey: record.sourceId, operation, detail: record.number });
-  return outcome;
+function plan(ctx: PassScope, record: DocumentRecord, operation: string, outcome: Outcome): Outcome {
+  return ctx.report.planned(
+    { kind: record.kind, sourceKey: record.sourceId, operation, detail: record.number },
+    outcome,
+  );
 }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { RecordKind } from '../domain/records.js';
-import type { RecordMapRepository } from '../state/record-map.js';
+import type { RecordMapStore } from './ports.js';
 
 /** When a pass reads a snapshot of the record map's fingerprints instead of asking per batch. */
 export interface SnapshotPolicy {
@@ -36,7 +36,7 @@ export class FingerprintSnapshots {
   readonly #nextCheck: Record<RecordKind, number>;
 
   constructor(
-    private readonly recordMap: RecordMapRepository,
+    private readonly recordMap: Pick<RecordMapStore, 'countUpTo' | 'fingerprints'>,
     private readonly sourceId: string,
     private readonly logger: Logger,
     private readonly policy: SnapshotPolicy = DEFAULT_SNAPSHOT_POLICY,

@@ -1,4 +1,4 @@
-import { ReceivablesError } from '../api/errors.js';
+import { AppError, errorCodeOf, isRetryable, messageOf } from '../domain/errors.js';
 import type { RecordKind } from '../domain/records.js';
 
 export type Outcome = 'created' | 'updated' | 'unchanged' | 'failed';
@@ -30,10 +30,9 @@ export interface FailureReason {
 }
 
 /** Thrown inside the engine to fail one record with a reason (never escapes a batch). */
-export class RecordFailure extends Error {
+export class RecordFailure extends AppError {
   constructor(readonly reason: FailureReason) {
-    super(reason.message);
-    this.name = 'RecordFailure';
+    super('SYNC_RECORD_FAILED', reason.message, { kind: 'data', retryable: reason.retryable });
   }
 }
 
@@ -50,21 +49,11 @@ export const fail = (stage: string, message: string, retryable = false, column?:
 /** Turns whatever a write threw into a stored reason: the API's status and code when it answered. */
 export function reasonOf(error: unknown, stage: string): FailureReason {
   if (error instanceof RecordFailure) return error.reason;
-  if (error instanceof ReceivablesError) {
-    const api = error as ReceivablesError & { status?: number; apiCode?: string };
-    return {
-      stage,
-      message: error.message,
-      status: api.status ?? null,
-      apiCode: api.apiCode ?? error.code,
-      retryable: error.retryable,
-    };
-  }
   return {
     stage,
-    message: error instanceof Error ? error.message : String(error),
-    status: null,
-    apiCode: null,
-    retryable: true,
+    message: messageOf(error),
+    status: error instanceof AppError ? (error.status ?? null) : null,
+    apiCode: errorCodeOf(error) ?? null,
+    retryable: isRetryable(error),
   };
 }

@@ -1,48 +1,31 @@
 import type { Logger } from 'pino';
+import { type Clock, systemClock } from '../domain/clock.js';
+import { errorCodeOf, errorKindOf, messageOf } from '../domain/errors.js';
 import type { AccountRecord, CreditNoteRecord, InvoiceRecord, RecordOrigin } from '../domain/records.js';
+import { unstorableFieldOf } from '../domain/text.js';
 import type { DownstreamFailure, Source, SourceBatch, SourceUnit } from '../sources/source.js';
-import type { StateDb } from '../state/database.js';
-import { FailuresRepository } from '../state/failures.js';
-import { PendingWritesRepository } from '../state/pending-writes.js';
-import { RecordMapRepository } from '../state/record-map.js';
-import { RunsRepository } from '../state/runs.js';
 import { syncAccounts } from './account-sync.js';
-import type { SyncApi } from './api-port.js';
-import { type PlannedOperation, type ProgressEvent, recordFailure, type SyncContext } from './context.js';
 import { syncDocuments } from './document-sync.js';
+import { recordFailure, recordRejected } from './failure-recorder.js';
 import { FingerprintSnapshots, type SnapshotPolicy } from './fingerprint-snapshot.js';
-import { emptyCounts, type KindCounts, type SummaryKey } from './outcome.js';
+import type { KindCounts, SummaryKey } from './outcome.js';
+import { PassReport, type PassScope, type PlannedOperation, type ProgressEvent } from './pass-scope.js';
+import type { SyncApi, SyncState } from './ports.js';
+import { LinkedAccounts } from './remote-lookup.js';
 import { TagResolver } from './tag-resolver.js';
-
-export interface SyncStateRepos {
-  recordMap: RecordMapRepository;
-  pending: PendingWritesRepository;
-  failures: FailuresRepository;
-  runs: RunsRepository;
-}
-
-/** The repositories a pass writes to, over one state DB. */
-export function syncStateRepos(db: StateDb): SyncStateRepos {
-  return {
-    recordMap: new RecordMapRepository(db),
-    pending: new PendingWritesRepository(db),
-    failures: new FailuresRepository(db),
-    runs: new RunsRepository(db),
-  };
-}
 
 export interface RunSyncProps {
   source: Source;
   /** The connectionId of linked account sources (default: the source id). */
   connectionId: string;
   api: SyncApi;
-  state: SyncStateRepos;
+  state: SyncState;
   logger: Logger;
   trigger?: string;
   dryRun?: boolean;
   /** Records written at once within a batch (the API client bounds requests in flight too). */
   concurrency?: number;
-  now?: () => Date;
+  clock?: Clock;
   onProgress?: (event: ProgressEvent) => void;
   /** When a large pass reads the record map's fingerprints at once (default: DEFAULT_SNAPSHOT_POLICY). */
   snapshotPolicy?: SnapshotPolicy;
@@ -53,7 +36,10 @@ export interface SourceSummary {
   runId: string | null;
   counts: Record<SummaryKey, KindCounts>;
   plan: PlannedOperation[];
-  /** Every record that failed in this pass, with where it came from and why. */
+  /**
+   * The records that failed in this pass, with where they came from and why: the first
+   * `LISTED_FAILURES` (the counts have them all; `receivables-sync failures` lists them all).
+   */
   failures: Array<DownstreamFailure & { unit: string }>;
   /** Units (files) that could not be read at all. */
   abandoned: Array<{ unit: string; reason: string }>;
@@ -68,62 +54,83 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
   const { source, state } = props;
   const dryRun = props.dryRun ?? false;
   const runId = dryRun ? null : await state.runs.start(source.id, props.trigger ?? 'once', false);
-  const ctx: SyncContext = {
+  const ctx: PassScope = {
     sourceId: source.id,
     connectionId: props.connectionId,
     runId,
     dryRun,
-    api: props.api,
-    recordMap: state.recordMap,
-    pending: state.pending,
-    failures: state.failures,
-    logger: props.logger.child({ sourceId: source.id, ...(runId ? { runId } : {}) }),
     concurrency: props.concurrency ?? 8,
-    now: props.now ?? (() => new Date()),
-    counts: { accounts: emptyCounts(), invoices: emptyCounts(), creditNotes: emptyCounts() },
+    clock: props.clock ?? systemClock,
+    logger: props.logger.child({ sourceId: source.id, ...(runId ? { runId } : {}) }),
+    api: props.api,
+    state,
+    report: new PassReport(props.onProgress),
     openFailures: await state.failures.openKeys(source.id),
-    unitFailures: [],
-    plan: [],
-    onProgress: props.onProgress ?? (() => {}),
     snapshots: new FingerprintSnapshots(state.recordMap, source.id, props.logger, props.snapshotPolicy),
+    linkedAccounts: new LinkedAccounts(() => props.api.listLinkedAccounts(), props.connectionId),
   };
+  const { report } = ctx;
   const tags = new TagResolver(ctx);
   const abandoned: SourceSummary['abandoned'] = [];
-  const failures: SourceSummary['failures'] = [];
   try {
     for await (const unit of source.units()) {
-      ctx.onProgress({ type: 'unit', name: unit.name });
-      ctx.unitFailures = [];
+      report.startUnit(unit.name);
       const read = await drainUnit(ctx, tags, unit);
       if (read !== true) {
         abandoned.push({ unit: unit.name, reason: read });
         if (!dryRun) await unit.abandon(read);
         continue;
       }
-      failures.push(...ctx.unitFailures.map((f) => ({ ...f, unit: unit.name })));
       if (dryRun) await unit.release();
-      else await unit.complete({ failures: ctx.unitFailures });
-      ctx.logger.info({ unit: unit.name, failed: ctx.unitFailures.length }, 'unit done');
+      else await unit.complete({ failures: report.unitFailures });
+      ctx.logger.info({ unit: unit.name, failed: report.unitFailures.length }, 'unit done');
     }
   } catch (error) {
-    if (runId) await state.runs.finish(runId, 'failed', ctx.counts, (error as Error).message);
+    // The run says why; when the state DB is what failed, the run's row may not be writable either.
+    if (runId)
+      await state.runs
+        .finish(runId, 'failed', report.counts, messageOf(error))
+        .catch((finishing: unknown) =>
+          ctx.logger.error({ reason: messageOf(finishing) }, 'run could not be marked failed'),
+        );
     throw error;
   }
-  const failed = Object.values(ctx.counts).some((c) => c.failed > 0) || abandoned.length > 0;
-  if (runId) await state.runs.finish(runId, failed ? 'partial' : 'succeeded', ctx.counts);
+  const failed = report.anyFailed || abandoned.length > 0;
+  if (runId) await state.runs.finish(runId, failed ? 'partial' : 'succeeded', report.counts);
   if (!dryRun && (await state.recordMap.maintainIfGrown()))
     ctx.logger.debug('record map vacuumed and analyzed after many writes');
-  return { sourceId: source.id, runId, counts: ctx.counts, plan: ctx.plan, failures, abandoned };
+  return {
+    sourceId: source.id,
+    runId,
+    counts: report.counts,
+    plan: report.plan,
+    failures: report.listed,
+    abandoned,
+  };
 }
 
-/** Processes every batch of a unit; returns true, or the reason the unit could not be read. */
-async function drainUnit(ctx: SyncContext, tags: TagResolver, unit: SourceUnit): Promise<true | string> {
+/**
+ * Processes every batch of a unit; returns true, or the reason the unit cannot be read (its data:
+ * a file that is not CSV, a module's batch of the wrong shape). Any other fault stops the pass: the
+ * unit is released untouched (a file goes back to the drop folder, a cursor stays) and the fault is
+ * thrown, so the next pass takes the unit again and its rows already synced cost nothing.
+ */
+async function drainUnit(ctx: PassScope, tags: TagResolver, unit: SourceUnit): Promise<true | string> {
   try {
     for await (const batch of readAhead(unit.batches())) await processBatch(ctx, tags, batch);
     return true;
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    ctx.logger.error({ unit: unit.name, reason }, 'unit could not be read');
+    const reason = messageOf(error);
+    if (errorKindOf(error) !== 'data') {
+      ctx.logger.error({ unit: unit.name, code: errorCodeOf(error), reason }, 'pass stopped: unit released');
+      await unit
+        .release()
+        .catch((released: unknown) =>
+          ctx.logger.error({ unit: unit.name, reason: messageOf(released) }, 'unit could not be released'),
+        );
+      throw error;
+    }
+    ctx.logger.error({ unit: unit.name, code: errorCodeOf(error), reason }, 'unit could not be read');
     return reason;
   }
 }
@@ -150,29 +157,14 @@ export async function* readAhead<T>(batches: AsyncIterable<T>): AsyncGenerator<T
   }
 }
 
-async function processBatch(ctx: SyncContext, tags: TagResolver, batch: SourceBatch): Promise<void> {
-  ctx.onProgress({ type: 'records', read: batch.records.length, rejected: batch.rejected.length });
-  for (const problem of batch.rejected) {
-    await recordFailure(
-      ctx,
-      problem.kind,
-      problem.sourceKey,
-      { ...(problem.file ? { file: problem.file } : {}), ...(problem.line ? { line: problem.line } : {}) },
-      {
-        stage: 'validate',
-        message: problem.reason,
-        status: null,
-        apiCode: null,
-        retryable: false,
-        ...(problem.column ? { column: problem.column } : {}),
-      },
-      problem.raw ? { raw: problem.raw } : null,
-    );
-  }
+async function processBatch(ctx: PassScope, tags: TagResolver, batch: SourceBatch): Promise<void> {
+  ctx.report.progress({ type: 'records', read: batch.records.length, rejected: batch.rejected.length });
+  await recordRejected(ctx, batch.rejected);
+  const records = await storableRecords(ctx, batch.records);
   const accounts: Array<{ record: AccountRecord; origin: RecordOrigin }> = [];
   const invoices: Array<{ record: InvoiceRecord; origin: RecordOrigin }> = [];
   const creditNotes: Array<{ record: CreditNoteRecord; origin: RecordOrigin }> = [];
-  for (const { record, origin } of batch.records) {
+  for (const { record, origin } of records) {
     if (record.kind === 'account') accounts.push({ record, origin });
     else if (record.kind === 'invoice') invoices.push({ record, origin });
     else creditNotes.push({ record, origin });
@@ -180,6 +172,40 @@ async function processBatch(ctx: SyncContext, tags: TagResolver, batch: SourceBa
   for (const round of roundsOf(accounts)) await syncAccounts(ctx, tags, round);
   for (const round of roundsOf(invoices)) await syncDocuments(ctx, 'invoice', round);
   for (const round of roundsOf(creditNotes)) await syncDocuments(ctx, 'creditNote', round);
+}
+
+/**
+ * The records whose text the state DB can store; any other is refused as its row's data, before
+ * any API call (a NUL character would be sent, then fail to be recorded, and fail every pass).
+ */
+async function storableRecords(
+  ctx: PassScope,
+  items: SourceBatch['records'],
+): Promise<SourceBatch['records']> {
+  const storable: SourceBatch['records'] = [];
+  for (const item of items) {
+    const field = unstorableFieldOf(item.record);
+    if (field === null) {
+      storable.push(item);
+      continue;
+    }
+    await recordFailure(
+      ctx,
+      item.record.kind,
+      item.record.sourceId,
+      item.origin,
+      {
+        stage: 'validate',
+        message: `${field}: holds a character that cannot be stored (a NUL byte or an unpaired surrogate); remove it`,
+        status: null,
+        apiCode: null,
+        retryable: false,
+        column: field,
+      },
+      null,
+    );
+  }
+  return storable;
 }
 
 /**

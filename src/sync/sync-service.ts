@@ -1,24 +1,30 @@
 import type { Logger } from 'pino';
 import type { SourceConfig } from '../config/schema.js';
 import type { RecordKind } from '../domain/records.js';
-import { replaySource, retryableFailures, storedItems } from '../sources/replay-source.js';
+import type { SourceFactory } from '../sources/create-source.js';
 import type { Source } from '../sources/source.js';
-import type { SyncApi } from './api-port.js';
-import type { ProgressEvent } from './context.js';
-import { runSync, type SourceSummary, type SyncStateRepos } from './run-sync.js';
+import type { PassScope, ProgressEvent } from './pass-scope.js';
+import type { SyncApi, SyncState } from './ports.js';
+import { replaySource, retryableFailures, storedItems } from './replay-source.js';
+import { runSync, type SourceSummary } from './run-sync.js';
 
 export interface SyncServiceProps {
   sources: readonly SourceConfig[];
   api: SyncApi;
-  state: SyncStateRepos;
+  state: SyncState;
   logger: Logger;
-  /** Builds the source of a configuration (CSV drop folder, SQL, module). */
-  createSource: (config: SourceConfig, options: { dryRun: boolean }) => Source;
-  /** Resets every stream cursor of a source (full re-sync); sources without cursors have none. */
-  resetCursors?: (sourceId: string) => Promise<void>;
+  /** Builds the source of a configuration (CSV drop folder, SQL, module) and repairs cut-short passes. */
+  sourceFactory: SourceFactory;
+  clock?: PassScope['clock'];
   concurrency?: number;
   onProgress?: (event: ProgressEvent) => void;
 }
+
+/** The use cases a job or a command runs (what the worker's processor and the metrics wrap). */
+export type SyncUseCases = Pick<
+  SyncService,
+  'syncSource' | 'retryFailures' | 'resyncRecord' | 'recoverInterrupted' | 'hasRecord'
+>;
 
 /**
  * The use cases around `runSync`, shared by the CLI and the worker's jobs: a pass of a source,
@@ -42,14 +48,14 @@ export class SyncService {
     const summaries: SourceSummary[] = [];
     if (options.full && !options.dryRun) {
       await this.props.state.recordMap.resetHashes(sourceId);
-      await this.props.resetCursors?.(sourceId);
+      await this.props.state.cursors.reset(sourceId);
       const stored = storedItems(await this.props.state.recordMap.storedRecords(sourceId));
       this.props.logger.info({ sourceId, records: stored.length }, 'full re-sync: replaying known records');
       summaries.push(
         await this.#run(config, replaySource(sourceId, 'full re-sync', stored), options.trigger ?? 'full'),
       );
     }
-    const source = this.props.createSource(config, { dryRun: options.dryRun ?? false });
+    const source = this.props.sourceFactory.create(config, { dryRun: options.dryRun ?? false });
     summaries.push(await this.#run(config, source, options.trigger ?? 'once', options.dryRun));
     return summaries;
   }
@@ -63,6 +69,21 @@ export class SyncService {
       summary: await this.#run(config, replaySource(sourceId, 'failure retry', items), 'retry'),
       needData: needData.length,
     };
+  }
+
+  /**
+   * Puts back what a pass of the source left when its process was killed (a CSV source's claimed
+   * files), so the next pass takes it at once. Call it only while no pass of the source can run
+   * (under the source lock).
+   */
+  async recoverInterrupted(sourceId: string): Promise<string[]> {
+    return this.props.sourceFactory.recoverInterrupted(this.configOf(sourceId));
+  }
+
+  /** Whether the state DB holds this record (a re-sync of an unknown record can never succeed). */
+  async hasRecord(sourceId: string, kind: RecordKind, sourceKey: string): Promise<boolean> {
+    const rows = await this.props.state.recordMap.storedRecords(sourceId, { kind, keys: [sourceKey] });
+    return rows.length > 0;
   }
 
   /** Re-sends one record as last synced (its hash is forgotten first, so it is compared again). */
@@ -84,6 +105,7 @@ export class SyncService {
       trigger,
       dryRun,
       ...(this.props.concurrency ? { concurrency: this.props.concurrency } : {}),
+      ...(this.props.clock ? { clock: this.props.clock } : {}),
       ...(this.props.onProgress ? { onProgress: this.props.onProgress } : {}),
     });
   }

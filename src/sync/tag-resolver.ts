@@ -1,6 +1,7 @@
 import { contentHash } from '../mapping/content-hash.js';
-import type { RemoteTag } from './api-port.js';
-import { type SyncContext, withPendingWrite } from './context.js';
+import type { PassScope } from './pass-scope.js';
+import { withPendingWrite } from './pending-write.js';
+import type { RemoteTag } from './ports.js';
 
 /**
  * Tag names -> tag ids for one pass: the organization's tags are listed once, missing ones are
@@ -9,8 +10,9 @@ import { type SyncContext, withPendingWrite } from './context.js';
 export class TagResolver {
   #byName: Promise<Map<string, RemoteTag>> | undefined;
   readonly #creating = new Map<string, Promise<RemoteTag>>();
+  readonly #settling = new Map<string, Promise<void>>();
 
-  constructor(private readonly ctx: SyncContext) {}
+  constructor(private readonly ctx: PassScope) {}
 
   async idsFor(names: readonly string[]): Promise<string[]> {
     if (names.length === 0) return [];
@@ -21,10 +23,31 @@ export class TagResolver {
     const ids: string[] = [];
     for (const name of names) {
       const key = name.toLowerCase();
-      const tag = known.get(key) ?? (await this.#create(name, known));
-      ids.push(tag.id);
+      const listed = known.get(key);
+      if (listed) await this.#settled(key);
+      ids.push((listed ?? (await this.#create(name, known))).id);
     }
     return ids;
+  }
+
+  /**
+   * A tag the organization has: a create of it left pending by a killed pass (sent, answered, then
+   * the process died) will not be sent again. Once per name and pass.
+   */
+  #settled(key: string): Promise<void> {
+    let settled = this.#settling.get(key);
+    if (!settled) {
+      settled = this.ctx.dryRun
+        ? Promise.resolve()
+        : this.ctx.state.pending.forget({
+            sourceId: this.ctx.sourceId,
+            kind: 'account',
+            sourceKey: `tag:${key}`,
+            operation: 'createTag',
+          });
+      this.#settling.set(key, settled);
+    }
+    return settled;
   }
 
   #create(name: string, known: Map<string, RemoteTag>): Promise<RemoteTag> {

@@ -5,12 +5,9 @@ import { join } from 'node:path';
 import { Migrator } from 'kysely/migration';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSyncRuntime, syncServiceOf } from '../../src/cli/runtime.js';
+import { openSyncRuntime, syncServiceOf } from '../../src/app/runtime.js';
+import { type RunningWorkerDaemon, startWorker } from '../../src/app/worker.js';
 import { type LoadedConfig, loadConfig } from '../../src/config/load.js';
-import { SyncMetrics } from '../../src/dashboard/metrics.js';
-import { startWorkerDashboard } from '../../src/dashboard/worker-dashboard.js';
-import { type RunningWorkerDaemon, startWorkerDaemon } from '../../src/jobs/worker-daemon.js';
-import { workerSettingsOf } from '../../src/jobs/worker-settings.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { FolderMigrationProvider, openStateDatabase } from '../../src/state/database.js';
 import {
@@ -100,20 +97,10 @@ describe('the dashboard in a browser', () => {
       await once.close();
     }
 
-    // The daemon as `worker` starts it, on a queue prefix of its own.
-    const metrics = new SyncMetrics({ logger });
-    const settings = {
-      ...workerSettingsOf(loaded.config)!,
-      prefix: `test-dash-e2e-${randomBytes(4).toString('hex')}`,
-      attempts: 1,
-    };
-    daemon = await startWorkerDaemon({
-      loaded,
-      settings,
+    // The daemon as `worker` starts it (the same wiring), on a queue prefix of its own.
+    daemon = await startWorker(loaded, {
       logger,
-      openRuntime: openSyncRuntime,
-      syncService: (runtime) => metrics.instrumentService(syncServiceOf(runtime, loaded.config.sources)),
-      startDashboard: (deps) => startWorkerDashboard({ ...deps, metrics }),
+      settings: { prefix: `test-dash-e2e-${randomBytes(4).toString('hex')}`, attempts: 1 },
     });
     url = daemon.dashboard!.url;
     browser = await chromium.launch({

@@ -87,6 +87,8 @@ async function runWorker(args: RefreshWorkerArgs): Promise<RefreshWorkerReport> 
       report.errors.push((error as Error).message);
       break;
     }
+    // Pacing, not a wait: the worker works 20-50 ms between calls while the tokens expire in real
+    // time (the sandbox issues them), as a process of a running sync would.
     await new Promise((r) => setTimeout(r, 20 + Math.random() * 30));
   }
   report.tokens = [...tokens];

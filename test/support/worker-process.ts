@@ -28,16 +28,20 @@ export interface WorkerProcess {
   pid: number;
   /** Every log line so far. */
   logs: LogLine[];
-  /** Resolves with the first line (past or future) matching; rejects after `timeoutMs`. */
+  /**
+   * Resolves with the first line (past or future) matching: a string is the line's `event` field
+   * (`worker.started`, `job.started`, `job.done`, `schedule.fired`, `redis.lost`, `redis.back`);
+   * rejects after `timeoutMs`.
+   */
   waitForLog(match: string | ((line: LogLine) => boolean), timeoutMs?: number): Promise<LogLine>;
-  /** Lines whose `msg` is `msg`. */
-  linesOf(msg: string): LogLine[];
+  /** Lines whose `event` is `event`. */
+  linesOf(event: string): LogLine[];
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Sends a signal and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Spawns `worker` and resolves once it logged "worker started". */
+/** Spawns `worker` and resolves once it logged its `worker.started` event. */
 export async function startWorker(
   name: string,
   configFile: string,
@@ -68,7 +72,7 @@ export async function startWorker(
     signal: signal as NodeJS.Signals | null,
   }));
   const waitForLog: WorkerProcess['waitForLog'] = (match, timeoutMs = 20_000) => {
-    const test = typeof match === 'string' ? (l: LogLine) => l.msg === match : match;
+    const test = typeof match === 'string' ? (l: LogLine) => l.event === match : match;
     const past = logs.find(test);
     if (past) return Promise.resolve(past);
     return new Promise((resolve, reject) => {
@@ -105,14 +109,14 @@ export async function startWorker(
     pid: child.pid!,
     logs,
     waitForLog,
-    linesOf: (msg) => logs.filter((l) => l.msg === msg),
+    linesOf: (event) => logs.filter((l) => l.event === event),
     exited,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };
-  await waitForLog('worker started', options.startTimeoutMs ?? 30_000);
+  await waitForLog('worker.started', options.startTimeoutMs ?? 30_000);
   return worker;
 }
 

@@ -22,7 +22,8 @@ export class LoginFlowError extends ReceivablesError {
 /** The credentials file cannot be read or written: wrong key, tampered file, missing key, I/O. */
 export class CredentialStoreError extends ReceivablesError {
   constructor(message: string, options: { cause?: unknown } = {}) {
-    super('AUTH_CREDENTIALS_UNUSABLE', message, options);
+    // A wrong or missing RECEIVABLES_TOKEN_KEY, or a file this key cannot open: the setup must change.
+    super('AUTH_CREDENTIALS_UNUSABLE', message, { ...options, kind: 'config' });
   }
 }
 

@@ -7,6 +7,7 @@ import { compareStrings } from '../lists/filter-values.js';
 import { foldText, type ListDefinition, type ListQuery, listPage } from '../lists/index.js';
 import type { Account } from '../model.js';
 import { ACCOUNTS_READ } from '../oauth/scopes.js';
+import type { SandboxCompat } from '../options.js';
 import { accountJson, tagKeys } from '../resources/account-view.js';
 import {
   type AccountBalances,
@@ -67,6 +68,7 @@ export const ACCOUNT_LIST: ListDefinition<AccountRow> = {
       value: (r) => r.account.collectiveProceeding,
     },
     // The source's external id, compared exactly (ids are opaque): lets a client find its accounts.
+    // What the spec's `source` field compares is not shown: `accountListFor` switches it.
     source: {
       kind: 'text',
       operators: NULLABLE_ENUM,
@@ -84,8 +86,22 @@ export const ACCOUNT_LIST: ListDefinition<AccountRow> = {
   historical: true,
 };
 
+/** The account list with the `source` filter comparing what `compat.accountSourceFilter` says. */
+export function accountListFor(compare: SandboxCompat['accountSourceFilter']): ListDefinition<AccountRow> {
+  if (compare === 'sourceId') return ACCOUNT_LIST;
+  const source = ACCOUNT_LIST.filters.source!;
+  return {
+    ...ACCOUNT_LIST,
+    filters: {
+      ...ACCOUNT_LIST.filters,
+      source: { ...source, value: (r: AccountRow) => r.account.source?.[compare] ?? null },
+    },
+  };
+}
+
 export function registerAccountListRoute(app: FastifyInstance, deps: SandboxDeps): void {
   const { store } = deps;
+  const list = accountListFor(deps.options.compat.accountSourceFilter);
   app.get('/accounts', requires(ACCOUNTS_READ), async (request) => {
     const organizationId = organizationIdParam(request.query);
     store.organizationFor(organizationId, authOf(request).userId);
@@ -102,7 +118,7 @@ export function registerAccountListRoute(app: FastifyInstance, deps: SandboxDeps
           tags: tagKeys(store, account.tagIds),
         };
       });
-    return listPage(ACCOUNT_LIST, rows, request.query as ListQuery, (row) =>
+    return listPage(list, rows, request.query as ListQuery, (row) =>
       accountJson(store, row.account, row.balances),
     );
   });

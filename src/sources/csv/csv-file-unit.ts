@@ -94,7 +94,7 @@ export class CsvFileUnit implements SourceUnit {
     this.#state = 'drained';
   }
 
-  async complete(outcome: { failures: DownstreamFailure[] }): Promise<void> {
+  async complete(outcome: { failures: readonly DownstreamFailure[] }): Promise<void> {
     if (this.#state !== 'drained') {
       throw new CsvSourceError('CSV_UNIT_MISUSED', `${this.name}: complete() before batches() was drained`);
     }

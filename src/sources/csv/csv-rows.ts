@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { type CsvError, parse } from 'csv-parse';
+import { AppError } from '../../domain/errors.js';
 
 /**
  * Streams a CSV file's records with csv-parse, one read chunk at a time, so memory stays bounded by
@@ -17,14 +18,13 @@ export interface CsvRow {
 }
 
 /** csv-parse gave up: nothing from `line` on can be read. */
-export class CsvParseFailure extends Error {
+export class CsvParseFailure extends AppError {
   constructor(
     readonly line: number,
     readonly csvCode: string,
     message: string,
   ) {
-    super(message);
-    this.name = 'CsvParseFailure';
+    super('CSV_PARSE_FAILED', message, { kind: 'data' });
   }
 }
 

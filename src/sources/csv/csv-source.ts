@@ -4,6 +4,7 @@ import type { SourceConfig } from '../../config/schema.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
+import type { DropFileLedger } from '../ports.js';
 import type { Source, SourceUnit } from '../source.js';
 import { assertValidMapping, type HeaderResolution, resolveHeader } from './columns.js';
 import { CsvFileUnit } from './csv-file-unit.js';
@@ -12,7 +13,6 @@ import { DropFolder } from './drop-folder.js';
 import { inspectFile } from './file-inspection.js';
 import { orderDropFiles, StabilityTracker } from './file-selection.js';
 import { archiveDuplicate, type ClaimedFile, type DropContext, rejectFile } from './file-settlement.js';
-import type { DropFileLedger } from './ledger.js';
 
 export type CsvSourceConfig = Extract<SourceConfig, { type: 'csv' }>;
 

@@ -1,3 +1,5 @@
+import { AppError } from '../../domain/errors.js';
+
 /** Stable codes of the CSV source's own errors (not row problems: those are data, reported per row). */
 export type CsvSourceErrorCode =
   /** A `mapping` target names no contract column. */
@@ -8,12 +10,9 @@ export type CsvSourceErrorCode =
   | 'CSV_UNIT_MISUSED';
 
 /** An error of the CSV source; none is worth retrying as is (the configuration or the caller must change). */
-export class CsvSourceError extends Error {
-  readonly code: CsvSourceErrorCode;
-  readonly retryable = false;
+export class CsvSourceError extends AppError {
+  declare readonly code: CsvSourceErrorCode;
   constructor(code: CsvSourceErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'CsvSourceError';
-    this.code = code;
+    super(code, message, { cause: options.cause, kind: 'config' });
   }
 }

@@ -1,9 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import type { Clock } from '../../domain/clock.js';
+import type { SeenDropFile } from '../../domain/drop-files.js';
 import type { Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
+import type { DropFileLedger } from '../ports.js';
 import type { DropFolder } from './drop-folder.js';
-import type { DropFileLedger, SeenDropFile } from './ledger.js';
 
 /**
  * The two ways a claimed file leaves `.processing/` without being synced: recognised as a

@@ -1,4 +1,4 @@
-/** The CSV drop folder source: its factory, its ledger port, and the errors it can throw. */
+/** The CSV drop folder source: its factory and the errors it can throw. */
 export {
   type CsvPassSummary,
   type CsvSource,
@@ -7,10 +7,3 @@ export {
   createCsvSource,
 } from './csv-source.js';
 export { CsvSourceError, type CsvSourceErrorCode } from './errors.js';
-export {
-  type DropFileEntry,
-  type DropFileLedger,
-  type DropFileStatus,
-  InMemoryDropFileLedger,
-  type SeenDropFile,
-} from './ledger.js';

@@ -1,7 +1,6 @@
 import type { Clock } from '../../domain/clock.js';
-import type { RecordOrigin, RowProblem, Stream } from '../../domain/records.js';
+import type { CursorValue, RecordOrigin, RowProblem, Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
-import type { CursorValue } from '../../state/cursors.js';
 import type { DownstreamFailure } from '../source.js';
 
 /**
@@ -57,7 +56,7 @@ export interface ModuleUnit {
   name?: string;
   batches(): AsyncIterable<ModuleBatch> | Iterable<ModuleBatch>;
   /** Every record was synced or recorded as a failure: advance your cursor here. */
-  complete?(outcome: { failures: DownstreamFailure[] }): Promise<void> | void;
+  complete?(outcome: { failures: readonly DownstreamFailure[] }): Promise<void> | void;
   /** The unit could not be read to its end: leave your cursor. */
   abandon?(reason: string): Promise<void> | void;
   /** A dry run read the unit: leave your cursor. */

@@ -1,3 +1,5 @@
+import { AppError } from '../../domain/errors.js';
+
 /** Stable codes of the module source's errors: each names what the module must change. */
 export type ModuleSourceErrorCode =
   /** The module file (or package) cannot be found. */
@@ -10,12 +12,10 @@ export type ModuleSourceErrorCode =
   | 'MODULE_UNIT_INVALID';
 
 /** An error of a module source: the module needs a fix, retrying as is would not help. */
-export class ModuleSourceError extends Error {
-  readonly code: ModuleSourceErrorCode;
-  readonly retryable = false;
+export class ModuleSourceError extends AppError {
+  declare readonly code: ModuleSourceErrorCode;
   constructor(code: ModuleSourceErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'ModuleSourceError';
-    this.code = code;
+    // A unit of the wrong shape is that unit's data; anything else is the module itself.
+    super(code, message, { cause: options.cause, kind: code === 'MODULE_UNIT_INVALID' ? 'data' : 'config' });
   }
 }

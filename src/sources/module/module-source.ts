@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { type Clock, systemClock } from '../../domain/clock.js';
 import { STREAM_ORDER, type Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
-import type { CursorStore } from '../../state/cursors.js';
+import type { CursorStore } from '../ports.js';
 import type { Source, SourceBatch, SourceUnit } from '../source.js';
 import type { ModuleSourceContext, ModuleUnit } from './contract.js';
 import { ModuleSourceError } from './errors.js';
@@ -24,6 +24,7 @@ export interface ModuleSourceProps {
   cursors: CursorStore;
   logger: Logger;
   clock?: Clock;
+  /** The environment handed to the module (`context.env`); the composition root passes the process's. Default: empty. */
   env?: Readonly<Record<string, string | undefined>>;
   /** The folder a relative `module` path is resolved from; default the current directory. */
   baseDir?: string;
@@ -45,7 +46,7 @@ export function createModuleSource(props: ModuleSourceProps): Source {
     sourceId: config.id,
     logger: log,
     clock: props.clock ?? systemClock,
-    env: props.env ?? process.env,
+    env: props.env ?? {},
     moduleDir,
     cursors: {
       get: (stream) => cursors.get(config.id, stream),

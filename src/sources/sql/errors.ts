@@ -1,3 +1,5 @@
+import { AppError } from '../../domain/errors.js';
+
 /** Stable codes of the SQL source's own errors (bad rows are data: they become row problems). */
 export type SqlSourceErrorCode =
   /** The configuration cannot work (no query, bad column name, the URL's variable is unset). */
@@ -17,13 +19,14 @@ export type SqlSourceErrorCode =
  * An error of the SQL source. `retryable`: a connection fault may pass by itself; a query or a
  * configuration problem needs a fix first.
  */
-export class SqlSourceError extends Error {
-  readonly code: SqlSourceErrorCode;
-  readonly retryable: boolean;
+export class SqlSourceError extends AppError {
+  declare readonly code: SqlSourceErrorCode;
   constructor(code: SqlSourceErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'SqlSourceError';
-    this.code = code;
-    this.retryable = code === 'SQL_CONNECT_FAILED' || code === 'SQL_STATEMENT_TIMEOUT';
+    const passing = code === 'SQL_CONNECT_FAILED' || code === 'SQL_STATEMENT_TIMEOUT';
+    super(code, message, {
+      cause: options.cause,
+      kind: passing ? 'infrastructure' : 'config',
+      retryable: passing,
+    });
   }
 }

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { type Clock, systemClock } from '../../domain/clock.js';
 import type { Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
-import type { CursorStore } from '../../state/cursors.js';
+import type { CursorStore } from '../ports.js';
 import type { Source, SourceUnit } from '../source.js';
 import { SqlSourceError } from './errors.js';
 import { type ConnectPg, connectPg } from './pg-session.js';
@@ -48,7 +48,7 @@ export interface SqlSource extends Source {
  * of `batchSize` rows, over one dedicated read-only connection per pass.
  *
  * @example
- *   const source = createSqlSource({ config, cursors: new CursorsRepository(db), logger, env: process.env });
+ *   const source = createSqlSource({ config, cursors: new CursorsRepository(db), logger, env });
  *   for await (const unit of source.units()) {
  *     for await (const batch of unit.batches()) await sync(batch);
  *     await unit.complete({ failures }); // the stream's cursor advances only now

@@ -1,7 +1,7 @@
 import type { Clock } from '../../domain/clock.js';
 import type { Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
-import type { CursorStore } from '../../state/cursors.js';
+import type { CursorStore } from '../ports.js';
 import type { SourceBatch, SourceUnit } from '../source.js';
 import { SqlSourceError } from './errors.js';
 import { type CursorKey, type PagePosition, pageQuery, probeQuery } from './keyset-query.js';

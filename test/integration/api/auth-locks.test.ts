@@ -40,6 +40,8 @@ async function maxOverlap(locks: RefreshLock[]): Promise<number> {
       lock.withLock(async () => {
         inside++;
         max = Math.max(max, inside);
+        // Simulated work: a holder that stays inside a while gives a broken lock the time to let a
+        // second one in. This sleep is the point of the test, not a wait for something.
         await new Promise((r) => setTimeout(r, 15));
         inside--;
       }),
@@ -95,6 +97,8 @@ describe('RedisRefreshLock', () => {
   it('when the holder works longer than the time-to-live, then renewal keeps the lock', async () => {
     const key = `${PREFIX}:renewed`;
     await new RedisRefreshLock({ redis, key, ttlMs: 150 }).withLock(async (held) => {
+      // Simulated work longer than the time-to-live (Redis expires the key on its own clock):
+      // the duration is the point of the test.
       await new Promise((r) => setTimeout(r, 400));
       expect(await held.stillHeld()).toBe(true);
     });
@@ -137,12 +141,18 @@ describe('FileRefreshLock', () => {
     const lock = () => new FileRefreshLock({ path, ttlMs: 150, pollMs: 10 });
     expect(await maxOverlap([lock(), lock()])).toBe(1);
     let overlap = 0;
+    let entered!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
     const slow = lock().withLock(async () => {
       overlap++;
+      entered();
+      // Simulated work for more than 3 time-to-lives: the holder must keep its file fresh meanwhile.
       await new Promise((r) => setTimeout(r, 500));
       overlap--;
     });
-    await new Promise((r) => setTimeout(r, 20));
+    await holding; // the slow holder has the lock: the waiter below must wait, not break it
     await lock().withLock(async () => expect(overlap).toBe(0));
     await slow;
   });

@@ -73,7 +73,15 @@ describe('auth login', () => {
     wire.secrets.add(code);
     expect(wire.secrets.size).toBe(4); // code, verifier, access token, refresh token
     expect(leaked(logs.text(), wire.secrets)).toEqual([]);
-    expect(logs.text()).toContain('logged in');
+    // The login is logged once, with where and what it was granted (and none of the secrets).
+    const granted = logs.entries().filter((e) => e.level === 30 && Array.isArray(e.scopes));
+    expect(granted).toEqual([
+      expect.objectContaining({
+        issuer: sandbox.baseUrl,
+        clientId: sandbox.clientId,
+        scopes: ['accounts:all', 'organizations:read'],
+      }),
+    ]);
   });
 
   it('when --paste is used on a headless server, then the pasted redirect address completes the login', async () => {

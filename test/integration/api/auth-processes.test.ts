@@ -5,7 +5,7 @@ import { EncryptedFileStore } from '../../../src/api/auth/encrypted-file-store.j
 import { credentialsPathOf } from '../../../src/api/auth/token-provider-factory.js';
 import { type RefreshWorkers, spawnRefreshWorkers } from '../../support/refresh-worker.js';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
-import { leaked, TOKEN_KEY, tempDir } from './auth-support.js';
+import { leaked, parseLogLines, refreshLines, TOKEN_KEY, tempDir } from './auth-support.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test-auth-processes-${randomUUID().slice(0, 8)}`;
@@ -76,7 +76,12 @@ describe('8 processes refreshing one set of credentials (file store, file + Redi
     // Processes that never called the token endpoint went on with tokens another process obtained.
     expect(reports.some((r) => r.tokenCalls.length === 0 && r.tokens.length >= 2)).toBe(true);
     const secrets = [...reports.flatMap((r) => r.secrets), issued.accessToken, issued.refreshToken];
-    expect(logs).toContain('access token refreshed');
+    // Each refresh is logged once, by the process that made it, with what it obtained.
+    const logged = refreshLines(parseLogLines(logs));
+    expect(logged).toHaveLength(refreshes);
+    for (const line of logged) {
+      expect(line).toMatchObject({ reason: 'expiring', expiresInSeconds: 2, rotated: true });
+    }
     expect(leaked(logs, secrets)).toEqual([]);
   });
 });

@@ -8,12 +8,37 @@ import { createLogger, type Logger } from '../../../src/logging/logger.js';
 
 export const TOKEN_KEY = randomBytes(32).toString('hex');
 
-/** A logger writing into memory, at debug level, through the production redaction. */
-export function captureLogs(): { log: Logger; text: () => string } {
+/** One pino line, parsed. */
+export type LogEntry = Record<string, unknown> & { level: number };
+
+/**
+ * A logger writing into memory, at debug level, through the production redaction: `text()` to
+ * search for secrets, `entries()` to assert on the structured fields of the lines.
+ */
+export function captureLogs(): { log: Logger; text: () => string; entries: () => LogEntry[] } {
   const lines: string[] = [];
   const log = createLogger({ level: 'debug', destination: { write: (line: string) => lines.push(line) } });
-  return { log, text: () => lines.join('') };
+  return { log, text: () => lines.join(''), entries: () => parseLogLines(lines.join('')) };
 }
+
+/** The pino lines of `text` (other lines, e.g. a stack trace on stderr, are skipped). */
+export function parseLogLines(text: string): LogEntry[] {
+  return text.split('\n').flatMap((line) => {
+    if (!line.startsWith('{')) return [];
+    try {
+      return [JSON.parse(line) as LogEntry];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * The info lines of `RefreshingTokenProvider` saying a refresh grant was obtained: the only lines
+ * with `rotated` (whether the refresh token was rotated) and `expiresInSeconds`.
+ */
+export const refreshLines = (entries: LogEntry[]) =>
+  entries.filter((e) => e.level === 30 && typeof e.rotated === 'boolean' && 'expiresInSeconds' in e);
 
 export interface TokenCall {
   at: number;

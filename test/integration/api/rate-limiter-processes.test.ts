@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   countSandboxRequests,
   maxInAnySpan,
@@ -63,6 +63,7 @@ describe('rate limiter shared by 4 processes through Redis, against the sandbox 
 
   it('when one process gets a 429 with Retry-After 2, then no process sends anything for about 2 s', async () => {
     sandbox = await startTestSandbox({ rateLimit: { quota: 1000, windowSeconds: 10 } });
+    const server = countSandboxRequests(sandbox.deps);
     workers = await spawnLimiterWorkers(4, {
       redisUrl: REDIS_URL,
       prefix: PREFIX,
@@ -74,8 +75,10 @@ describe('rate limiter shared by 4 processes through Redis, against the sandbox 
       durationMs: 5_000,
     });
     const run = workers.go();
-    const started = Date.now();
-    while (Date.now() - started < 1_500) await new Promise((r) => setTimeout(r, 100)); // let the workers warm up
+    // Warm: the first answer has told the policy and the workers send at their steady pace (each
+    // one about every 40 ms); 40 requests counted is about half a second of it. The bound leaves
+    // the 2 s pause and the resumption inside the workers' 5 s run.
+    await vi.waitFor(() => expect(server.counted.length).toBeGreaterThanOrEqual(40), { timeout: 2_500 });
     await sandbox.admin('PUT', '/faults', { force429: 1, force429RetryAfter: 2 });
     const reports = await run;
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LOOKBACK_MAX_MS } from '../../../src/api/rate-limit/policy.js';
 import { type LimiterAlgorithm, RedisRateLimiter } from '../../../src/api/rate-limit/redis-limiter.js';
 import { timerSleep } from '../../../src/api/rate-limit/sleep.js';
-import type { RateInfo } from '../../../src/api/rate-limit/types.js';
+import type { RateInfo, Sleep } from '../../../src/api/rate-limit/types.js';
 import { systemClock } from '../../../src/domain/clock.js';
 import { maxInAnySpan } from '../../support/limiter-worker.js';
 
@@ -23,15 +23,27 @@ describe('RedisRateLimiter (real Redis, two connections standing for two process
   let b: RedisRateLimiter;
   let key: string;
 
-  const limiter = (redis: Redis, algorithm?: LimiterAlgorithm) =>
+  const limiter = (redis: Redis, algorithm?: LimiterAlgorithm, sleep: Sleep = timerSleep) =>
     new RedisRateLimiter({
       redis,
       prefix: PREFIX,
       clock: systemClock,
-      sleep: timerSleep,
+      sleep,
       marginMs: 100,
       algorithm,
     });
+
+  /** A real sleep that counts its callers, so a test can await "the limiter is waiting". */
+  const countedSleep = () => {
+    const counted = {
+      waits: 0,
+      sleep: ((ms, signal) => {
+        counted.waits++;
+        return timerSleep(ms, signal);
+      }) as Sleep,
+    };
+    return counted;
+  };
 
   beforeAll(() => {
     connections.push(new Redis(REDIS_URL), new Redis(REDIS_URL));
@@ -79,8 +91,15 @@ describe('RedisRateLimiter (real Redis, two connections standing for two process
 
   it('when no process knows the policy yet, then one probe request goes and the others go within ~50 ms of the first answer', async () => {
     const times: number[] = [];
-    const pending = Array.from({ length: 4 }, () => b.acquire(key).then(() => times.push(Date.now())));
-    await new Promise((r) => setTimeout(r, 150));
+    // Four processes, each with its own limiter, so each one's waits can be counted.
+    const sleeps = Array.from({ length: 4 }, countedSleep);
+    const pending = sleeps.map((s) =>
+      limiter(connections[1]!, undefined, s.sleep)
+        .acquire(key)
+        .then(() => times.push(Date.now())),
+    );
+    // Until the three that did not get the probe have each waited and asked again, at least once.
+    await vi.waitFor(() => expect(sleeps.filter((s) => s.waits >= 2)).toHaveLength(3));
     expect(times).toHaveLength(1);
     const answered = Date.now();
     await a.observe(key, policy(10, 60));
@@ -138,11 +157,12 @@ describe('RedisRateLimiter (real Redis, two connections standing for two process
   });
 
   it('when the signal aborts or the limiter closes during a wait, then acquire rejects', async () => {
-    const c = limiter(connections[1]!);
+    const counted = countedSleep();
+    const c = limiter(connections[1]!, undefined, counted.sleep);
     await a.observe(key, { status: 429, retryAfterSeconds: 30 });
     await expect(c.acquire(key, AbortSignal.timeout(50))).rejects.toMatchObject({ name: 'TimeoutError' });
     const waiting = c.acquire(key);
-    await new Promise((r) => setTimeout(r, 50));
+    await vi.waitFor(() => expect(counted.waits).toBe(2)); // the second acquire waits out the pause
     await c.close();
     await expect(waiting).rejects.toMatchObject({ code: 'RATE_LIMITER_CLOSED' });
   });

@@ -7,7 +7,7 @@ import { createLogger } from '../../../src/logging/logger.js';
 import { type CsvSource, createCsvSource } from '../../../src/sources/csv/csv-source.js';
 import { DropFolder } from '../../../src/sources/csv/drop-folder.js';
 import { CsvSourceError } from '../../../src/sources/csv/errors.js';
-import { InMemoryDropFileLedger } from '../../../src/sources/csv/ledger.js';
+import { InMemoryDropFileLedger } from '../../../src/sources/ports.js';
 import type { SourceUnit } from '../../../src/sources/source.js';
 
 const ACCOUNTS = 'sourceId,fullName,currencyCode\nACC-1,Atelier,EUR\n';

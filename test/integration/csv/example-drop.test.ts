@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/domain/clock.js';
 import { createLogger } from '../../../src/logging/logger.js';
 import { createCsvSource } from '../../../src/sources/csv/csv-source.js';
-import { InMemoryDropFileLedger } from '../../../src/sources/csv/ledger.js';
+import { InMemoryDropFileLedger } from '../../../src/sources/ports.js';
 
 const SAMPLE = fileURLToPath(new URL('../../../examples/drop', import.meta.url));
 let dir: string;

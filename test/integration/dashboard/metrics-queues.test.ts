@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MeteredRateLimiter } from '../../../src/api/rate-limit/types.js';
-import { SyncMetrics } from '../../../src/dashboard/metrics.js';
-import { lastSuccessfulRuns } from '../../../src/dashboard/status-queries.js';
 import { BullSyncQueues } from '../../../src/jobs/queues.js';
 import { openQueueConnection } from '../../../src/jobs/redis-connection.js';
+import { SyncMetrics } from '../../../src/metrics/sync-metrics.js';
 import { RunsRepository } from '../../../src/state/runs.js';
+import { lastSuccessfulRuns } from '../../../src/state/status-queries.js';
 import { basic, csrfTokenOf, ORIGIN, openTestState, silentLogger, testApp } from './dashboard-support.js';
 
 type State = Awaited<ReturnType<typeof openTestState>>;
@@ -100,6 +100,8 @@ describe('dashboard metrics and bull-board (real Redis)', () => {
       ],
       retryFailures: async () => ({ summary: null, needData: 0 }),
       resyncRecord: async () => Promise.reject(new Error('API down')),
+      recoverInterrupted: async () => [],
+      hasRecord: async () => true,
     });
     await service.syncSource('erp-csv');
     await expect(service.resyncRecord('erp-csv', 'invoice', 'INV-1')).rejects.toThrow('API down');

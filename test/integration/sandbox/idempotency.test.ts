@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/domain/clock.js';
+import { IdempotencyStore } from '../../../src/sandbox/idempotency.js';
 import { NO_FAULTS } from '../../../src/sandbox/options.js';
-import { startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
+import { API, startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
 
 describe('idempotency keys', () => {
   const clock = new ManualClock('2026-03-02T09:00:00.000Z');
@@ -78,14 +79,17 @@ describe('idempotency keys', () => {
   });
 
   it('when a request with the key is still running, then a second one gets 409 with Retry-After', async () => {
+    // The injected latency is the slow execution under test: the key stays `running` that long.
     await sandbox.admin('PUT', '/faults', { latencyMs: 400 });
     const key = randomUUID();
+    const scope = IdempotencyStore.scope(sandbox.clientId, 'POST', `${API}/accounts`, key);
     const slow = create(account('Slow Ltd'), key);
-    await new Promise((r) => setTimeout(r, 100));
+    await expect.poll(() => sandbox.deps.idempotency.stateOf(scope)).toBe('running');
     const concurrent = await create(account('Slow Ltd'), key);
     expect(concurrent.status).toBe(409);
     expect(Number(concurrent.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await slow).status).toBe(201);
+    expect(sandbox.deps.idempotency.stateOf(scope)).toBe('stored');
     expect(await countNamed('Slow Ltd')).toBe(1);
   });
 

@@ -4,11 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StaticTokenProvider } from '../../../src/api/auth/static-token-provider.js';
 import { ReceivablesClient } from '../../../src/api/client.js';
 import { createRateLimiter } from '../../../src/api/rate-limit/create-rate-limiter.js';
+import { ClientSyncApi } from '../../../src/app/sync-api.js';
 import { createModuleSource } from '../../../src/sources/module/index.js';
 import { CursorsRepository } from '../../../src/state/cursors.js';
 import { openStateDatabase, type StateDatabase } from '../../../src/state/database.js';
-import { ClientSyncApi } from '../../../src/sync/client-adapter.js';
-import { runSync, type SyncStateRepos, syncStateRepos } from '../../../src/sync/run-sync.js';
+import { type SyncStateRepos, syncStateRepos } from '../../../src/state/repositories.js';
+import { runSync } from '../../../src/sync/run-sync.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
 

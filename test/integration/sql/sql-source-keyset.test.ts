@@ -1,8 +1,8 @@
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AccountRecord } from '../../../src/domain/records.js';
+import { InMemoryCursorStore } from '../../../src/sources/ports.js';
 import { createSqlSource, SqlSourceError } from '../../../src/sources/sql/index.js';
-import { InMemoryCursorStore } from '../../../src/state/cursors.js';
 import { TEST_DATABASE_URL } from '../../support/postgres.js';
 import { type BillingDb, billingStreams, createBillingDb, drain } from './billing-fixture.js';
 
@@ -208,6 +208,8 @@ describe('SQL source keyset, look-back, tombstones and failures', () => {
     expect(writeError.code).toBe('SQL_QUERY_FAILED');
     expect(writeError.message).toContain('read-only transaction');
 
+    // pg_sleep is the slow query under test (2 s of work against a 200 ms statement timeout),
+    // not a wait: the test waits only for the timeout.
     const slow = source({
       statementTimeoutMs: 200,
       streams: {

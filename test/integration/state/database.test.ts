@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest, openStateDatabase } from '../../../src/state/database.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
 
@@ -18,19 +18,25 @@ const TABLES = [
 ];
 
 describe('state DB', () => {
-  const schema = uniqueSchema('state_db');
-  const dataDir = mkdtempSync(join(tmpdir(), 'rs-state-'));
-  afterAll(async () => {
+  // A fresh schema and data folder per test: no test reads what another one wrote.
+  let schema: string;
+  let dataDir: string;
+  beforeEach(() => {
+    schema = uniqueSchema('state_db');
+    dataDir = mkdtempSync(join(tmpdir(), 'rs-state-'));
+  });
+  afterEach(async () => {
     await dropSchema(schema);
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   it.each([
-    ['postgres', { databaseUrl: TEST_DATABASE_URL, dataDir, schema }],
-    ['embedded', { databaseUrl: null, dataDir }],
+    ['postgres', () => ({ databaseUrl: TEST_DATABASE_URL, dataDir, schema })],
+    ['embedded', () => ({ databaseUrl: null, dataDir })],
   ] as const)(
     'when opened as %s, then the migrations create every table and a second run applies none',
-    async (kind, props) => {
+    async (kind, propsOf) => {
+      const props = propsOf();
       const state = await openStateDatabase(props);
       try {
         expect(state.kind).toBe(kind);
@@ -51,6 +57,12 @@ describe('state DB', () => {
   );
 
   it('when the embedded DB is reopened, then its data is still there', async () => {
+    const first = await openStateDatabase({ databaseUrl: null, dataDir });
+    try {
+      await first.db.insertInto('sources').values({ id: 'erp-csv', type: 'csv' }).execute();
+    } finally {
+      await first.close();
+    }
     const again = await openStateDatabase({ databaseUrl: null, dataDir });
     try {
       expect(await again.db.selectFrom('sources').select('id').execute()).toEqual([{ id: 'erp-csv' }]);

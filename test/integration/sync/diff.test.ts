@@ -3,23 +3,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { StaticTokenProvider } from '../../../src/api/auth/static-token-provider.js';
 import { ReceivablesClient } from '../../../src/api/client.js';
 import { createRateLimiter } from '../../../src/api/rate-limit/create-rate-limiter.js';
+import { ClientSyncApi } from '../../../src/app/sync-api.js';
 import type { AccountRecord, InvoiceRecord, SourceRecord } from '../../../src/domain/records.js';
 import { contentHash } from '../../../src/mapping/content-hash.js';
 import { documentHash } from '../../../src/mapping/document-payload.js';
 import type { Source, SourceBatch, SourceUnit } from '../../../src/sources/source.js';
 import { openStateDatabase, type StateDatabase } from '../../../src/state/database.js';
-import { ClientSyncApi } from '../../../src/sync/client-adapter.js';
+import { type SyncStateRepos, syncStateRepos } from '../../../src/state/repositories.js';
 import type { SnapshotPolicy } from '../../../src/sync/fingerprint-snapshot.js';
-import { runSync, type SyncStateRepos, syncStateRepos } from '../../../src/sync/run-sync.js';
+import { runSync } from '../../../src/sync/run-sync.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
 
 const logger = pino({ level: 'silent' });
-const SOURCE = 'erp';
 
 const account = (i: number, city = 'Nantes'): AccountRecord => ({
   kind: 'account',
@@ -47,9 +47,9 @@ const invoice = (i: number, paidAmount: string | null = null): InvoiceRecord => 
 });
 
 /** A source of units (one per list of records), in batches of `batchSize`. */
-function listSource(units: SourceRecord[][], batchSize = 4): Source {
+function listSource(id: string, units: SourceRecord[][], batchSize = 4): Source {
   return {
-    id: SOURCE,
+    id,
     type: 'test',
     async *units(): AsyncIterable<SourceUnit> {
       for (const [u, records] of units.entries()) {
@@ -87,27 +87,30 @@ describe.each(['embedded', 'postgres'] as const)('the diff against the %s state 
   let dir: string;
   let repos: SyncStateRepos;
   let client: ReceivablesClient;
+  /** This test's source: its own record-map rows, synced to its own sandbox. */
+  let sourceId: string;
+  let sources = 0;
   const writes = { count: 0 };
 
   const pass = (units: SourceRecord[][], snapshotPolicy: SnapshotPolicy) =>
     runSync({
-      source: listSource(units),
-      connectionId: SOURCE,
+      source: listSource(sourceId, units),
+      connectionId: sourceId,
       api: new ClientSyncApi(client, sandbox.organizationId),
       state: repos,
       logger,
       snapshotPolicy,
     });
 
-  const remoteInvoice = async (sourceId: string) => {
+  const remoteInvoice = async (key: string) => {
     const found = await sandbox.call('GET', '/invoices', {
-      query: { organizationId: sandbox.organizationId, filters: `sourceId:isAnyOf:${sourceId}` },
+      query: { organizationId: sandbox.organizationId, filters: `sourceId:isAnyOf:${key}` },
     });
     return found.body.nodes[0];
   };
 
+  // One state DB per kind (opening one costs seconds); each test writes under a source of its own.
   beforeAll(async () => {
-    sandbox = await startTestSandbox();
     dir = mkdtempSync(join(tmpdir(), 'rs-diff-'));
     schema = kind === 'postgres' ? uniqueSchema('diff') : undefined;
     state = await openStateDatabase({
@@ -115,6 +118,17 @@ describe.each(['embedded', 'postgres'] as const)('the diff against the %s state 
       dataDir: join(dir, 'state'),
       ...(schema ? { schema } : {}),
     });
+  });
+  afterAll(async () => {
+    await state?.close();
+    if (schema) await dropSchema(schema);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // Every test starts from the same synced data: 3 accounts and 10 invoices, first synced by a pass.
+  beforeEach(async () => {
+    sourceId = `erp-${++sources}`;
+    sandbox = await startTestSandbox();
     repos = syncStateRepos(state.db);
     client = new ReceivablesClient({
       baseUrl: sandbox.baseUrl,
@@ -132,13 +146,11 @@ describe.each(['embedded', 'postgres'] as const)('the diff against the %s state 
     );
     expect(first.failures).toEqual([]);
     expect(first.counts.invoices.created).toBe(10);
+    writes.count = 0;
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await client?.close();
     await sandbox?.close();
-    await state?.close();
-    if (schema) await dropSchema(schema);
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it.each([
@@ -171,7 +183,7 @@ describe.each(['embedded', 'postgres'] as const)('the diff against the %s state 
     expect(summary.failures).toEqual([]);
     expect(summary.counts.invoices).toMatchObject({ updated: 2, unchanged: 4 });
     expect((await remoteInvoice('INV-2')).paidAmount).toBe('0.00');
-    const stored = (await repos.recordMap.get(SOURCE, 'invoice', 'INV-2'))!;
+    const stored = (await repos.recordMap.get(sourceId, 'invoice', 'INV-2'))!;
     expect(stored.contentHash).toBe(documentHash(invoice(2)));
   });
 
@@ -180,14 +192,14 @@ describe.each(['embedded', 'postgres'] as const)('the diff against the %s state 
     await state.db
       .updateTable('record_map')
       .set({ content_hash: oldForm })
-      .where('source_id', '=', SOURCE)
+      .where('source_id', '=', sourceId)
       .where('source_key', '=', 'INV-4')
       .execute();
     writes.count = 0;
     const summary = await pass([[invoice(4)]], NEVER);
     expect(summary.counts.invoices).toMatchObject({ unchanged: 1, updated: 0 });
     expect(writes.count).toBe(0);
-    expect((await repos.recordMap.get(SOURCE, 'invoice', 'INV-4'))!.contentHash).toBe(
+    expect((await repos.recordMap.get(sourceId, 'invoice', 'INV-4'))!.contentHash).toBe(
       documentHash(invoice(4)),
     );
   });
@@ -196,7 +208,7 @@ describe.each(['embedded', 'postgres'] as const)('the diff against the %s state 
     await state.db
       .updateTable('record_map')
       .set({ content_hash: 'legacy', record: JSON.stringify({ kind: 'invoice' }) })
-      .where('source_id', '=', SOURCE)
+      .where('source_id', '=', sourceId)
       .where('source_key', '=', 'INV-9')
       .execute();
     writes.count = 0;
@@ -205,16 +217,16 @@ describe.each(['embedded', 'postgres'] as const)('the diff against the %s state 
     expect(summary.counts.invoices).toMatchObject({ updated: 1, failed: 0 });
     // Nothing to send: the paid amount and due date already match what was synced.
     expect(writes.count).toBe(0);
-    expect((await repos.recordMap.get(SOURCE, 'invoice', 'INV-9'))!.contentHash).toBe(
+    expect((await repos.recordMap.get(sourceId, 'invoice', 'INV-9'))!.contentHash).toBe(
       documentHash(invoice(9)),
     );
   });
 
   it('when fingerprints were reset for a full re-sync, then the records are compared again, not skipped', async () => {
-    await repos.recordMap.resetHash(SOURCE, 'invoice', ['INV-5']);
+    await repos.recordMap.resetHash(sourceId, 'invoice', ['INV-5']);
     const summary = await pass([[invoice(5)]], EAGER);
     expect(summary.counts.invoices).toMatchObject({ updated: 1, unchanged: 0 });
-    expect((await repos.recordMap.get(SOURCE, 'invoice', 'INV-5'))!.contentHash).toBe(
+    expect((await repos.recordMap.get(sourceId, 'invoice', 'INV-5'))!.contentHash).toBe(
       documentHash(invoice(5)),
     );
   });
@@ -229,7 +241,7 @@ describe.each(['embedded', 'postgres'] as const)('the diff against the %s state 
   it('when records are new, changed and unchanged in one batch, then the diff tells them apart', async () => {
     const map = repos.recordMap;
     const diff = await map.diff(
-      SOURCE,
+      sourceId,
       'invoice',
       new Map([
         ['INV-7', documentHash(invoice(7))],
@@ -247,19 +259,19 @@ describe.each(['embedded', 'postgres'] as const)('the diff against the %s state 
     const map = repos.recordMap;
     const odd = 'K\u001fodd\u001ekey';
     await map.save(
-      SOURCE,
+      sourceId,
       'creditNote',
       { sourceKey: odd, apiId: 'cn_1', contentHash: 'h1', syncedState: {} },
       null,
     );
     await map.save(
-      SOURCE,
+      sourceId,
       'creditNote',
       { sourceKey: 'plain', apiId: 'cn_2', contentHash: 'h2', syncedState: {} },
       null,
     );
     const diff = await map.diff(
-      SOURCE,
+      sourceId,
       'creditNote',
       new Map([
         [odd, 'h1'],
@@ -270,16 +282,16 @@ describe.each(['embedded', 'postgres'] as const)('the diff against the %s state 
     expect(diff.unknown.size).toBe(0);
     // An empty key alone: string_to_array('') would be no key at all.
     await map.save(
-      SOURCE,
+      sourceId,
       'creditNote',
       { sourceKey: '', apiId: 'cn_3', contentHash: 'h3', syncedState: {} },
       null,
     );
-    const empty = await map.diff(SOURCE, 'creditNote', new Map([['', 'other']]));
+    const empty = await map.diff(sourceId, 'creditNote', new Map([['', 'other']]));
     expect(empty.unknown.size).toBe(0);
     expect([...empty.changed.keys()]).toEqual(['']);
     // A snapshot cannot be joined safely: none is read, and the per-batch queries are used.
-    expect(await map.fingerprints(SOURCE, 'creditNote', 10)).toBeNull();
+    expect(await map.fingerprints(sourceId, 'creditNote', 10)).toBeNull();
   });
 
   it('when many rows were written, then the record map is vacuumed and its statistics refreshed, once', async () => {
@@ -294,8 +306,8 @@ describe.each(['embedded', 'postgres'] as const)('the diff against the %s state 
 
   it('when the record map holds more fingerprints than asked for, then no snapshot is read', async () => {
     const map = repos.recordMap;
-    expect(await map.fingerprints(SOURCE, 'account', 2)).toBeNull();
-    const all = await map.fingerprints(SOURCE, 'account', 3);
+    expect(await map.fingerprints(sourceId, 'account', 2)).toBeNull();
+    const all = await map.fingerprints(sourceId, 'account', 3);
     expect([...all!.keys()].sort()).toEqual(['C-1', 'C-2', 'C-3']);
   });
 });

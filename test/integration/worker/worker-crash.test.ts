@@ -67,18 +67,21 @@ describe('worker: a worker killed during a job', () => {
     const running = await Promise.any(
       workers.map((w) =>
         w.waitForLog(
-          (l) => l.msg === 'job started' && !w.linesOf('job done').some((d) => d.jobId === l.jobId),
+          (l) => l.event === 'job.started' && !w.linesOf('job.done').some((d) => d.jobId === l.jobId),
         ),
       ),
     );
-    const victim = workers.find((w) => w.linesOf('job started').some((l) => l.jobId === running.jobId))!;
+    const victim = workers.find((w) => w.linesOf('job.started').some((l) => l.jobId === running.jobId))!;
     const survivor = workers.find((w) => w !== victim)!;
 
     victim.child.kill('SIGKILL');
     expect((await victim.exited).signal).toBe('SIGKILL');
 
-    const done = await survivor.waitForLog((l) => l.msg === 'job done' && l.jobId === running.jobId, 30_000);
-    expect(survivor.linesOf('job started').find((l) => l.jobId === running.jobId)).toMatchObject({
+    const done = await survivor.waitForLog(
+      (l) => l.event === 'job.done' && l.jobId === running.jobId,
+      30_000,
+    );
+    expect(survivor.linesOf('job.started').find((l) => l.jobId === running.jobId)).toMatchObject({
       recovered: true,
     });
     expect(await sandbox.admin('GET', '/stats')).toMatchObject({ accounts: 20, invoices: 10 });
@@ -94,7 +97,8 @@ describe('worker: a worker killed during a job', () => {
     expect(new Set(invoices.body.nodes.map((d: any) => d.sourceId)).size).toBe(invoices.body.nodes.length);
 
     // The resumed pass put the half-done file back and finished it: nothing is left claimed.
-    expect(survivor.linesOf('file left by a cut-short pass put back in the drop folder')).not.toHaveLength(0);
+    const putBack = survivor.logs.filter((l) => l.level === 40 && l.outcome === 'recovered');
+    expect(putBack).not.toHaveLength(0);
     expect(readdirSync(join(env.dropDir, '.processing'))).toEqual([]);
     expect(readdirSync(env.dropDir).filter((f) => f.endsWith('.csv'))).toEqual([]);
     const job = await queue.getJob(String(running.jobId));

@@ -59,6 +59,8 @@ describe('worker queues: deduplication, the source lock, retries', () => {
     resyncRecord: async () => {
       throw new Error('not used');
     },
+    recoverInterrupted: async () => [],
+    hasRecord: async () => true,
   };
 
   beforeAll(async () => {
@@ -85,9 +87,7 @@ describe('worker queues: deduplication, the source lock, retries', () => {
         sources,
         lock: new SourceLock({ redis: connection, prefix, ttlMs: 2000, logger }),
         logger,
-        recordExists: async () => true,
         isPaused: async (id) => id === 'paused',
-        restoreClaimedFiles: async () => [],
         sourceBusyRetryMs: 100,
       }),
     });

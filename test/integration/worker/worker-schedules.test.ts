@@ -41,7 +41,7 @@ describe('worker: schedules and drop-folder polling with two processes', () => {
   it('when the schedule fires in both processes, then each tick is queued once and runs once', async () => {
     // Three ticks seen by both processes.
     const both = () => {
-      const ticksOf = (w: WorkerProcess) => new Set(w.linesOf('schedule fired').map((l) => String(l.tick)));
+      const ticksOf = (w: WorkerProcess) => new Set(w.linesOf('schedule.fired').map((l) => String(l.tick)));
       const [a, b] = workers.map(ticksOf) as [Set<string>, Set<string>];
       return [...a].filter((t) => b.has(t));
     };
@@ -50,18 +50,26 @@ describe('worker: schedules and drop-folder polling with two processes', () => {
       (ticks) => ticks.length >= 3,
       { timeoutMs: 15_000, what: 'three common ticks' },
     );
-    await Promise.all(workers.map((w) => w.waitForLog('job done')));
+    await Promise.all(workers.map((w) => w.waitForLog('job.done')));
 
-    const started = workers.flatMap((w) => w.linesOf('job started'));
-    const done = workers.flatMap((w) => w.linesOf('job done'));
+    const started = workers.flatMap((w) => w.linesOf('job.started'));
+    const done = workers.flatMap((w) => w.linesOf('job.done'));
     const perJob = new Map<string, number>();
     for (const line of started) perJob.set(String(line.jobId), (perJob.get(String(line.jobId)) ?? 0) + 1);
     expect([...perJob.values()].every((n) => n === 1)).toBe(true);
     for (const jobId of perJob.keys()) expect(jobId).toMatch(/^source-sync\.erp-csv\.t\d+$/);
-    // Every pass is one run in the state DB, with the schedule as its trigger.
-    const runs = await scheduleRuns(env.schema);
-    expect(runs).toBeGreaterThanOrEqual(done.length);
-    expect(runs).toBeLessThanOrEqual(started.length);
+    // Every pass is one run in the state DB, with the schedule as its trigger. Ticks keep coming
+    // while the test reads, so compare at a quiet moment between two ticks: the runs and the
+    // job.started lines agree then, and a duplicated run would keep them apart for good.
+    expect(await scheduleRuns(env.schema)).toBeGreaterThanOrEqual(done.length);
+    await eventually(
+      async () => ({
+        runs: await scheduleRuns(env.schema),
+        started: workers.flatMap((w) => w.linesOf('job.started')).length,
+      }),
+      ({ runs, started: s }) => runs === s,
+      { timeoutMs: 10_000, what: 'one run per started job' },
+    );
   });
 
   it('when a CSV is dropped, then it is synced within one poll, once', async () => {
@@ -90,7 +98,7 @@ describe('worker: schedules and drop-folder polling with two processes', () => {
 
     // Later passes find nothing new: still one account per row.
     await Promise.all(
-      workers.map((w) => w.waitForLog((l) => l.msg === 'job done' && Number(l.time) > dropped + 2500)),
+      workers.map((w) => w.waitForLog((l) => l.event === 'job.done' && Number(l.time) > dropped + 2500)),
     );
     const accounts = await sandbox.call('GET', '/accounts', {
       query: { organizationId: sandbox.organizationId, first: 50 },

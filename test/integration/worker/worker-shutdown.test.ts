@@ -50,7 +50,7 @@ describe('worker: shutdown on SIGTERM', () => {
       ACCOUNT_HEADER,
       range(1, 15).map((i) => accountRow(i)),
     );
-    const job = await worker.waitForLog('job started');
+    const job = await worker.waitForLog('job.started');
     await eventually(accounts, (n) => n >= 2, { what: 'the pass under way' });
 
     worker.child.kill('SIGTERM');
@@ -58,8 +58,11 @@ describe('worker: shutdown on SIGTERM', () => {
 
     expect(exit.code).toBe(0);
     expect(await accounts()).toBe(15);
-    expect(worker.linesOf('worker stopped')).toHaveLength(1);
-    expect(worker.linesOf('job done').map((l) => l.jobId)).toContain(job.jobId);
+    // Stopped once, with no job left running.
+    expect(worker.logs.filter((l) => typeof l.jobsLeft === 'boolean')).toEqual([
+      expect.objectContaining({ level: 30, jobsLeft: false }),
+    ]);
+    expect(worker.linesOf('job.done').map((l) => l.jobId)).toContain(job.jobId);
     expect(await queue.getJobState(String(job.jobId))).toBe('completed');
     expect(await queue.getActiveCount()).toBe(0);
     expect(readdirSync(join(env.dropDir, '.processing'))).toEqual([]);
@@ -79,7 +82,7 @@ describe('worker: shutdown on SIGTERM', () => {
       ACCOUNT_HEADER,
       range(101, 130).map((i) => accountRow(i)),
     );
-    const job = await quick.waitForLog('job started');
+    const job = await quick.waitForLog('job.started');
     await eventually(accounts, (n) => n >= before + 2, { what: 'the pass under way' });
 
     const signalled = Date.now();
@@ -87,15 +90,19 @@ describe('worker: shutdown on SIGTERM', () => {
     const exit = await quick.exited;
     expect(exit.code).toBe(0);
     expect(Date.now() - signalled).toBeLessThan(5000);
-    expect(quick.linesOf('jobs still running at the shutdown limit: left for another worker')).toHaveLength(
-      1,
-    );
+    // Warned once that the job was left at the limit, and stopped saying so.
+    expect(quick.logs.filter((l) => l.level === 40 && l.limitSeconds !== undefined)).toEqual([
+      expect.objectContaining({ limitSeconds: 0.5 }),
+    ]);
+    expect(quick.logs.filter((l) => typeof l.jobsLeft === 'boolean')).toEqual([
+      expect.objectContaining({ jobsLeft: true }),
+    ]);
     expect(await accounts()).toBeLessThan(before + 30);
 
     // The job's lock expires (2 s); the next worker's stalled check gives the job back to the queue.
     const next = await startWorker('next', env.writeConfig({ name: 'next' }), env.env);
     started.push(next);
-    await next.waitForLog((l) => l.msg === 'job done' && l.jobId === job.jobId, 30_000);
+    await next.waitForLog((l) => l.event === 'job.done' && l.jobId === job.jobId, 30_000);
     expect(await accounts()).toBe(before + 30);
     const listed = await sandbox.call('GET', '/accounts', {
       query: { organizationId: sandbox.organizationId, first: 100 },

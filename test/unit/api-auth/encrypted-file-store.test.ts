@@ -125,7 +125,8 @@ describe('encrypted credentials file', () => {
     await chmod(path, 0o644);
     await store.load();
     await store.load();
-    expect(lines.filter((l) => l.includes('chmod 600'))).toHaveLength(1);
+    const warnings = lines.map((l) => JSON.parse(l)).filter((l) => l.level === 40);
+    expect(warnings).toEqual([expect.objectContaining({ file: path, mode: '644' })]);
     await store.save(credentials());
     expect((await stat(path)).mode & 0o777).toBe(0o600);
   });

@@ -5,8 +5,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceRecord } from '../../../src/domain/records.js';
 import { createModuleSource, type ModuleSourceError } from '../../../src/sources/module/index.js';
+import { InMemoryCursorStore } from '../../../src/sources/ports.js';
 import type { Source, SourceBatch } from '../../../src/sources/source.js';
-import { InMemoryCursorStore } from '../../../src/state/cursors.js';
 
 const logger = pino({ level: 'silent' });
 const EXAMPLE = resolve('examples/module-source/json-file-source.js');

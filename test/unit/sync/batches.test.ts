@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { readAhead, roundsOf } from '../../../src/sync/run-sync.js';
 
 const item = (sourceId: string, n: number) => ({ record: { sourceId }, n });
@@ -24,15 +24,19 @@ describe('roundsOf', () => {
 });
 
 describe('readAhead', () => {
-  /** Batches that log when each is asked for and when it is taken. */
+  /**
+   * Batches that log when each is asked for, when its read ends and when it is taken. A read is
+   * I/O: it ends on a later turn of the event loop, whatever the consumer does meanwhile.
+   */
   function logged(count: number, log: string[], failAt?: number) {
     return {
       async *[Symbol.asyncIterator]() {
         try {
           for (let i = 1; i <= count; i++) {
             log.push(`read ${i}`);
-            await new Promise((resolve) => setTimeout(resolve, 1));
+            await new Promise((resolve) => setImmediate(resolve));
             if (i === failAt) throw new Error(`batch ${i} unreadable`);
+            log.push(`read ${i} done`);
             yield i;
           }
         } finally {
@@ -46,16 +50,20 @@ describe('readAhead', () => {
     const log: string[] = [];
     for await (const batch of readAhead(logged(3, log))) {
       log.push(`handle ${batch} start`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      // Handling lasts until the next batch has been read: it can end only if that read runs now.
+      if (batch < 3) await vi.waitFor(() => expect(log).toContain(`read ${batch + 1} done`), { interval: 1 });
       log.push(`handle ${batch} end`);
     }
     expect(log).toEqual([
       'read 1',
+      'read 1 done',
       'read 2',
       'handle 1 start',
+      'read 2 done',
       'handle 1 end',
       'read 3',
       'handle 2 start',
+      'read 3 done',
       'handle 2 end',
       // Asked for a fourth batch, the source finished (and closed) before the third was handled.
       'closed',

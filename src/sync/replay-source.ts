@@ -1,7 +1,7 @@
 import type { RecordOrigin, SourceRecord, Stream } from '../domain/records.js';
 import { STREAM_OF, STREAM_ORDER } from '../domain/records.js';
-import type { FailureRow } from '../state/failures.js';
-import type { Source, SourceBatch, SourceUnit } from './source.js';
+import type { FailureRow } from '../domain/sync-state.js';
+import type { Source, SourceBatch, SourceUnit } from '../sources/source.js';
 
 export interface ReplayItem {
   record: SourceRecord;

@@ -1,4 +1,4 @@
-import type { StateDb } from '../state/database.js';
+import type { StateDb } from './database.js';
 
 /**
  * The `paused` flag of each source (the `sources` table). A paused source is not synced by the

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { SourceConfig } from '../config/schema.js';
-import { STALE_LEASE_MS } from '../sources/csv/claim-lease.js';
-import { DropFolder } from '../sources/csv/drop-folder.js';
+import type { Clock } from '../../domain/clock.js';
+import { STALE_LEASE_MS } from './claim-lease.js';
+import { DropFolder } from './drop-folder.js';
 
 /**
  * Puts back into the drop folder's root the files a cut-short pass left in `.processing/` (its
@@ -13,13 +13,17 @@ import { DropFolder } from '../sources/csv/drop-folder.js';
  * `STALE_LEASE_MS` (5 min), since in general it cannot know whether their claimer is alive. The
  * worker knows: it calls this under the source lock, after a pass of the source that never
  * finished, so no live pass holds any of those files. It judges the leases as of a time past their
- * staleness, which makes every one of them stale.
+ * staleness, which makes every one of them stale. The worker reaches it through the source port
+ * (`SourceFactory.recoverInterrupted`), without knowing that CSV files exist.
  *
  * @returns the names put back (a file whose name a newer drop took meanwhile stays where it is)
  */
-export async function restoreClaimedFiles(config: SourceConfig, logger: Logger): Promise<string[]> {
-  if (config.type !== 'csv') return [];
-  const pastStaleness = { now: () => new Date(Date.now() + STALE_LEASE_MS + 60_000) };
+export async function restoreClaimedFiles(
+  config: { id: string; dropDir: string },
+  logger: Logger,
+  clock: Clock,
+): Promise<string[]> {
+  const pastStaleness = { now: () => new Date(clock.now().getTime() + STALE_LEASE_MS + 60_000) };
   const folder = new DropFolder(resolve(config.dropDir), pastStaleness);
   const restored: string[] = [];
   for (const { name, outcome } of await folder.recoverStaleClaims()) {

@@ -1,7 +1,7 @@
 import type { ReceivablesClient } from '../api/client.js';
 import { accountFilters } from '../api/filters.js';
 import type { Account, CreditNote, DateParts, Invoice } from '../api/types.js';
-import type { DocumentKind, PdfFile, RemoteAccount, RemoteDocument, SyncApi, Write } from './api-port.js';
+import type { DocumentKind, PdfFile, RemoteAccount, RemoteDocument, SyncApi, Write } from '../sync/ports.js';
 
 /** Document dates may come back as parts or as `YYYY-MM-DD`; the sync compares parts. */
 function toParts(value: unknown): DateParts | null {
@@ -49,6 +49,18 @@ export class ClientSyncApi implements SyncApi {
     for await (const account of this.client.accounts.list({
       organizationId: this.organizationId,
       filters,
+      first: 100,
+    })) {
+      found.push(toRemoteAccount(account));
+    }
+    return found;
+  }
+
+  async listLinkedAccounts(): Promise<RemoteAccount[]> {
+    const found: RemoteAccount[] = [];
+    for await (const account of this.client.accounts.list({
+      organizationId: this.organizationId,
+      filters: accountFilters().where('source', 'isNotEmpty'),
       first: 100,
     })) {
       found.push(toRemoteAccount(account));

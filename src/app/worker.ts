@@ -1,45 +1,43 @@
 import type { Logger } from 'pino';
-import type { SyncRuntime } from '../cli/runtime.js';
 import type { LoadedConfig } from '../config/load.js';
-import { PausedSources } from '../dashboard/paused-sources.js';
-import { restoreClaimedFiles } from './claimed-files.js';
-import { BullSyncQueues } from './queues.js';
-import { openQueueConnection, waitForRedis, warnUnlessNoEviction } from './redis-connection.js';
-import { SourceSchedules } from './schedules.js';
-import { SourceLock } from './source-lock.js';
-import { createSyncProcessor, type SyncUseCases } from './sync-processor.js';
-import { closeSyncWorker, settlesWithin, startSyncWorker } from './sync-worker.js';
-import type { WorkerSettings } from './worker-settings.js';
+import { resolveCredentials } from '../dashboard/credentials.js';
+import type { RunningDashboard } from '../dashboard/server.js';
+import { AppError } from '../domain/errors.js';
+import { BullSyncQueues } from '../jobs/queues.js';
+import { openQueueConnection, waitForRedis, warnUnlessNoEviction } from '../jobs/redis-connection.js';
+import { SourceSchedules } from '../jobs/schedules.js';
+import { SourceLock } from '../jobs/source-lock.js';
+import { createSyncProcessor } from '../jobs/sync-processor.js';
+import { closeSyncWorker, settlesWithin, startSyncWorker } from '../jobs/sync-worker.js';
+import { type WorkerSettings, workerSettingsOf } from '../jobs/worker-settings.js';
+import { createLogger } from '../logging/logger.js';
+import { SyncMetrics } from '../metrics/sync-metrics.js';
+import { PausedSources } from '../state/paused-sources.js';
+import { startDashboardServer } from './dashboard.js';
+import { openSyncRuntime, syncServiceOf } from './runtime.js';
 
-/** What the dashboard gets from the worker. */
-export interface WorkerDashboardDeps {
-  runtime: SyncRuntime;
-  queues: BullSyncQueues;
-  loaded: LoadedConfig;
-  logger: Logger;
-}
-
-/** A started dashboard: where it listens, and how to stop it. */
-export interface RunningDashboard {
-  url: string;
-  close(): Promise<void>;
+export interface WorkerOptions {
+  /** Default: a logger at `log.level`. */
+  logger?: Logger;
+  /** Replaces settings read from the configuration (a test's own queue prefix, attempts...). */
+  settings?: Partial<WorkerSettings>;
+  /** Serve the dashboard in this process (default true; a port in use is a warning, not an error). */
+  dashboard?: boolean;
+  /** How long Redis may take to answer at start. Default 10 s. */
+  redisTimeoutMs?: number;
 }
 
 export interface WorkerDaemonProps {
   loaded: LoadedConfig;
   settings: WorkerSettings;
   logger: Logger;
-  /** The composition root of a sync (`openSyncRuntime`): DB, API client, shared limiter, tokens. */
-  openRuntime(loaded: LoadedConfig, logger: Logger): Promise<SyncRuntime>;
-  /** The use cases over the runtime (`syncServiceOf`). */
-  syncService(runtime: SyncRuntime): SyncUseCases;
-  /** Starts the dashboard; absent (or resolving null): no dashboard in this process. */
-  startDashboard?: (deps: WorkerDashboardDeps) => Promise<RunningDashboard | null>;
-  /** How long Redis may take to answer at start. Default 10 s. */
-  redisTimeoutMs?: number;
+  metrics: SyncMetrics;
+  dashboard: boolean;
+  redisTimeoutMs?: number | undefined;
 }
 
 export interface RunningWorkerDaemon {
+  settings: WorkerSettings;
   queues: BullSyncQueues;
   dashboard: RunningDashboard | null;
   /** The sources with a schedule. */
@@ -63,6 +61,50 @@ interface Closer {
 const CLOSE_LIMIT_MS = 5000;
 
 /**
+ * `worker` as it runs in production (and in the browser test): settings from the configuration,
+ * the dashboard's credentials checked before anything starts, the sync counted by the metrics the
+ * dashboard serves.
+ *
+ * @throws AppError of kind `config` (no Redis, invalid schedules), DashboardConfigError, RedisUnavailableError,
+ *   or what opening the sync runtime throws (state DB, API).
+ */
+export async function startWorker(
+  loaded: LoadedConfig,
+  options: WorkerOptions = {},
+): Promise<RunningWorkerDaemon> {
+  const base = workerSettingsOf(loaded.config);
+  if (!base)
+    throw new AppError('WORKER_REDIS_MISSING', '`worker` needs Redis: set REDIS_URL (or queue.redisUrl)', {
+      kind: 'config',
+    });
+  const problems = SourceSchedules.problems(loaded.config.sources);
+  if (problems.length > 0)
+    throw new AppError(
+      'SCHEDULE_INVALID',
+      `invalid schedules:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+      {
+        kind: 'config',
+      },
+    );
+  const dashboard = options.dashboard ?? true;
+  if (dashboard)
+    resolveCredentials({
+      user: loaded.secrets.dashboardUser,
+      password: loaded.secrets.dashboardPassword,
+      host: loaded.config.dashboard.host,
+    });
+  const logger = options.logger ?? createLogger({ level: loaded.config.log.level });
+  return startWorkerDaemon({
+    loaded,
+    settings: { ...base, ...options.settings },
+    logger,
+    metrics: new SyncMetrics({ processMetrics: true, logger }),
+    dashboard,
+    redisTimeoutMs: options.redisTimeoutMs,
+  });
+}
+
+/**
  * Starts the worker daemon: the Redis connection of the queues (eviction policy checked), the
  * sync runtime, the queues, the BullMQ worker, the cron schedules, then the dashboard. `close()`
  * stops them in reverse order: dashboard, schedules, worker (running jobs get
@@ -82,7 +124,7 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
     await waitForRedis(connection, settings.redisUrl, props.redisTimeoutMs ?? 10_000);
     await warnUnlessNoEviction(connection, logger);
 
-    const runtime = await props.openRuntime(loaded, logger);
+    const runtime = await openSyncRuntime(loaded, logger);
     closers.push({ name: 'runtime', close: () => runtime.close() });
     const paused = new PausedSources(runtime.database.db);
     const isPaused = (sourceId: string) => paused.isPaused(sourceId);
@@ -90,15 +132,16 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
     const queues = new BullSyncQueues({ connection, settings, logger });
     closers.push({ name: 'queues', close: () => queues.close() });
 
+    const { metrics } = props;
+    metrics.watch({
+      runtimeStats: () => ({ requests: runtime.client.stats.requests, limiter: runtime.limiter.stats() }),
+    });
     const processor = createSyncProcessor({
-      service: props.syncService(runtime),
+      service: metrics.instrumentService(syncServiceOf(runtime, loaded.config.sources)),
       sources: loaded.config.sources,
       lock: new SourceLock({ redis: connection, prefix: settings.prefix, ttlMs: settings.lockMs, logger }),
       logger,
-      recordExists: async (sourceId, kind, key) =>
-        (await runtime.repos.recordMap.storedRecords(sourceId, { kind, keys: [key] })).length > 0,
       isPaused,
-      restoreClaimedFiles,
       sourceBusyRetryMs: settings.sourceBusyRetryMs,
     });
     const worker = await startSyncWorker({ connection, settings, processor, logger });
@@ -108,15 +151,32 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
     const scheduled = schedules.start();
     closers.push({ name: 'schedules', close: () => schedules.stop() });
 
-    const dashboard = props.startDashboard
-      ? await props.startDashboard({ runtime, queues, loaded, logger })
+    const dashboard = props.dashboard
+      ? await servedUnlessPortTaken(
+          () => startDashboardServer({ loaded, db: runtime.database.db, queues, metrics, logger }),
+          logger,
+        )
       : null;
     if (dashboard) closers.push({ name: 'dashboard', close: () => dashboard.close() });
 
-    return { queues, dashboard, scheduled, close };
+    return { settings, queues, dashboard, scheduled, close };
   } catch (error) {
     await close();
     throw error;
+  }
+}
+
+/** Several workers on one machine: the first serves the dashboard, the others only work. */
+async function servedUnlessPortTaken(
+  start: () => Promise<RunningDashboard>,
+  logger: Logger,
+): Promise<RunningDashboard | null> {
+  try {
+    return await start();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    logger.warn('dashboard port in use (another worker on this machine?): this worker serves no dashboard');
+    return null;
   }
 }
 

@@ -5,7 +5,7 @@ import type { RecordKind } from '../domain/records.js';
 import type { Logger } from '../logging/logger.js';
 import type { Outcome } from '../sync/outcome.js';
 import type { SourceSummary } from '../sync/run-sync.js';
-import type { SyncService } from '../sync/sync-service.js';
+import type { SyncUseCases } from '../sync/sync-service.js';
 
 /** What the metrics read when Prometheus scrapes (each optional; see `SyncMetrics.watch`). */
 export interface MetricsSources {
@@ -29,9 +29,6 @@ export interface SyncMetricsProps extends MetricsSources {
   /** Scrape-time read failures (Redis or DB down) are logged here and the metric is left out. */
   logger?: Logger;
 }
-
-/** The use cases whose results are counted (`SyncService` or the worker's `SyncUseCases`). */
-type SyncUseCases = Pick<SyncService, 'syncSource' | 'retryFailures' | 'resyncRecord'>;
 
 const PREFIX = 'receivables_sync_';
 const KINDS: ReadonlyArray<[RecordKind, keyof SourceSummary['counts']]> = [
@@ -208,7 +205,7 @@ export class SyncMetrics {
   }
 
   /** Wraps the sync use cases so every pass they run is counted (records by outcome, runs by status). */
-  instrumentService<S extends SyncUseCases>(service: S): SyncUseCases {
+  instrumentService(service: SyncUseCases): SyncUseCases {
     const counted = async <T>(
       sourceId: string,
       run: () => Promise<T>,
@@ -242,6 +239,8 @@ export class SyncMetrics {
           () => service.resyncRecord(sourceId, kind, sourceKey),
           (r) => [r],
         ),
+      recoverInterrupted: (sourceId) => service.recoverInterrupted(sourceId),
+      hasRecord: (sourceId, kind, sourceKey) => service.hasRecord(sourceId, kind, sourceKey),
     };
   }
 

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import type { StateDb } from '../state/database.js';
-import { type FailureRow, toFailureRow } from '../state/failures.js';
-import { type RunRow, toRunRow } from '../state/runs.js';
-import type { RecordKind } from '../state/schema.js';
+import type { StateDb } from './database.js';
+import { type FailureRow, toFailureRow } from './failures.js';
+import { type RunRow, toRunRow } from './runs.js';
+import type { RecordKind } from './schema.js';
 
 /** A run as the dashboard shows it (counts as stored: `{accounts: {created, ...}, ...}`). */
 export type RunRecord = RunRow;

@@ -1,0 +1,68 @@
+import type { RecordKind } from './records.js';
+
+/**
+ * What the state DB keeps of a sync: the vocabulary shared by the sync engine, which declares what
+ * it needs from the state in `sync/ports.ts`, and by the state DB's repositories that implement it.
+ */
+
+export type { RecordKind };
+
+/** What the state DB knows of one synced record. */
+export interface MappedRecord {
+  sourceKey: string;
+  apiId: string;
+  contentHash: string;
+  /** The values last written that can still change remotely (paid amount, due date, tags...). */
+  syncedState: Record<string, unknown>;
+  /** The source record as last synced, for re-syncs on demand. */
+  record?: object | undefined;
+}
+
+/** A batch compared with the state: only what differs is returned. */
+export interface BatchDiff {
+  /** Records the state holds with another fingerprint, with what it holds of them (and the record). */
+  changed: Map<string, MappedRecord>;
+  /** Keys the state does not hold. */
+  unknown: Set<string>;
+}
+
+export interface FailureInput {
+  sourceId: string;
+  kind: RecordKind;
+  sourceKey: string;
+  /** Where it failed: `validate`, `lookup`, `create`, `update`, `tags`, `patch`, `account`. */
+  stage: string;
+  message: string;
+  status?: number | null;
+  apiCode?: string | null;
+  file?: string | null;
+  line?: number | null;
+  column?: string | null;
+  /** Transient (worth retrying as is) vs permanent (needs a data or remote fix first). */
+  retryable: boolean;
+  payload?: Record<string, unknown> | null;
+  runId?: string | null;
+}
+
+export interface FailureRow {
+  id: string;
+  sourceId: string;
+  kind: RecordKind;
+  sourceKey: string;
+  stage: string;
+  status: number | null;
+  apiCode: string | null;
+  message: string;
+  file: string | null;
+  line: number | null;
+  column: string | null;
+  retryable: boolean;
+  attempts: number;
+  nextRetryAt: Date | null;
+  payload: Record<string, unknown> | null;
+  firstFailedAt: Date;
+  lastFailedAt: Date;
+}
+
+/** A pass's status: `partial` when some rows failed, `failed` when it stopped. */
+export type RunStatus = 'running' | 'succeeded' | 'partial' | 'failed';

@@ -1,0 +1,110 @@
+import type { RecordKind, RecordOrigin, RowProblem } from '../domain/records.js';
+import type { FailureInput } from '../domain/sync-state.js';
+import { storableCopy } from '../domain/text.js';
+import type { FailureReason } from './outcome.js';
+import type { PassScope } from './pass-scope.js';
+
+/**
+ * Records a failed record: in the pass report (and so in the unit's report) and, unless the pass
+ * is a dry run, in the state DB with its payload so it can be retried. Text the state DB cannot
+ * store (a NUL character) is stored replaced by U+FFFD.
+ */
+export async function recordFailure(
+  scope: PassScope,
+  kind: RecordKind,
+  sourceKey: string,
+  origin: RecordOrigin,
+  reason: FailureReason,
+  payload: Record<string, unknown> | null,
+): Promise<void> {
+  scope.report.failed(
+    kind,
+    {
+      origin,
+      sourceKey,
+      reason: reason.apiCode ? `${reason.message} [${reason.apiCode}]` : reason.message,
+      ...(reason.column ? { column: reason.column } : {}),
+    },
+    { downstream: true },
+  );
+  scope.logger.warn(
+    {
+      kind,
+      sourceKey,
+      stage: reason.stage,
+      status: reason.status,
+      apiCode: reason.apiCode,
+      reason: reason.message,
+    },
+    'record failed',
+  );
+  if (scope.dryRun) return;
+  scope.openFailures.add(`${kind}:${sourceKey}`);
+  await scope.state.failures.record(
+    storableCopy(failureInput(scope, kind, sourceKey, origin, reason, payload)),
+  );
+}
+
+/**
+ * Records the rows a source refused (validation): counted, kept for the pass summary, and written
+ * to the state DB in one statement per batch. They are not handed back to the source (it has them).
+ */
+export async function recordRejected(scope: PassScope, problems: readonly RowProblem[]): Promise<void> {
+  if (problems.length === 0) return;
+  const inputs: FailureInput[] = [];
+  for (const problem of problems) {
+    const origin: RecordOrigin = {
+      ...(problem.file ? { file: problem.file } : {}),
+      ...(problem.line ? { line: problem.line } : {}),
+    };
+    const reason: FailureReason = {
+      stage: 'validate',
+      message: problem.reason,
+      status: null,
+      apiCode: null,
+      retryable: false,
+      ...(problem.column ? { column: problem.column } : {}),
+    };
+    scope.report.failed(
+      problem.kind,
+      {
+        origin,
+        sourceKey: problem.sourceKey,
+        reason: problem.reason,
+        ...(problem.column ? { column: problem.column } : {}),
+      },
+      { downstream: false },
+    );
+    if (scope.dryRun) continue;
+    scope.openFailures.add(`${problem.kind}:${problem.sourceKey}`);
+    const payload = problem.raw ? { raw: problem.raw } : null;
+    inputs.push(storableCopy(failureInput(scope, problem.kind, problem.sourceKey, origin, reason, payload)));
+  }
+  scope.logger.warn({ rows: problems.length, kind: problems[0]!.kind }, 'rows refused by validation');
+  if (inputs.length > 0) await scope.state.failures.recordMany(inputs);
+}
+
+function failureInput(
+  scope: PassScope,
+  kind: RecordKind,
+  sourceKey: string,
+  origin: RecordOrigin,
+  reason: FailureReason,
+  payload: Record<string, unknown> | null,
+): FailureInput {
+  return {
+    sourceId: scope.sourceId,
+    kind,
+    sourceKey,
+    stage: reason.stage,
+    message: reason.message,
+    status: reason.status,
+    apiCode: reason.apiCode,
+    file: origin.file ?? null,
+    line: origin.line ?? null,
+    column: reason.column ?? null,
+    retryable: reason.retryable,
+    payload,
+    runId: scope.runId,
+  };
+}

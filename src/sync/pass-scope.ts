@@ -1,0 +1,115 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import type { RecordKind } from '../domain/records.js';
+import type { DownstreamFailure } from '../sources/source.js';
+import type { FingerprintSnapshots } from './fingerprint-snapshot.js';
+import { emptyCounts, type KindCounts, type Outcome, SUMMARY_KEY, type SummaryKey } from './outcome.js';
+import type { SyncApi, SyncState } from './ports.js';
+import type { LinkedAccounts } from './remote-lookup.js';
+
+/**
+ * What every step of one pass of one source works with: who it syncs for, the ports (API, state),
+ * and the pass's report. Built once per pass by `runSync`; nothing in it is replaced during the
+ * pass (the report and the open-failure keys change inside).
+ */
+export interface PassScope {
+  readonly sourceId: string;
+  /** The connectionId of linked account sources (default: the source id). */
+  readonly connectionId: string;
+  /** The run row of the pass; null for a dry run. */
+  readonly runId: string | null;
+  readonly dryRun: boolean;
+  /** Records written at once within a batch. */
+  readonly concurrency: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly api: SyncApi;
+  readonly state: SyncState;
+  readonly report: PassReport;
+  /** `kind:sourceKey` of the open failures of the source, so only those are resolved. */
+  readonly openFailures: Set<string>;
+  /** The record map's fingerprints, read once when a pass is large (see FingerprintSnapshots). */
+  readonly snapshots: FingerprintSnapshots;
+  /** The service's linked accounts of this connection, listed once when a lookup needs them. */
+  readonly linkedAccounts: LinkedAccounts;
+}
+
+/** A planned operation, as `--dry-run` prints it. */
+export interface PlannedOperation {
+  kind: RecordKind;
+  sourceKey: string;
+  operation: string;
+  detail?: string;
+}
+
+export type ProgressEvent =
+  | { type: 'unit'; name: string }
+  | { type: 'records'; read: number; rejected: number }
+  | { type: 'outcome'; kind: RecordKind; outcome: Outcome };
+
+/** Failures a pass summary lists; beyond, they are counted (and all are in the state DB). */
+export const LISTED_FAILURES = 1_000;
+
+/**
+ * What a pass did, as it goes: counts per kind and outcome, the plan of a dry run, the failures of
+ * the unit being processed (handed to the source for its report), and progress events.
+ */
+export class PassReport {
+  readonly counts: Record<SummaryKey, KindCounts> = {
+    accounts: emptyCounts(),
+    invoices: emptyCounts(),
+    creditNotes: emptyCounts(),
+  };
+  readonly plan: PlannedOperation[] = [];
+  /** The failures of the pass as the summary lists them (at most `LISTED_FAILURES`). */
+  readonly listed: Array<DownstreamFailure & { unit: string }> = [];
+  #unitFailures: DownstreamFailure[] = [];
+  #unit = '';
+
+  constructor(readonly progress: (event: ProgressEvent) => void = () => {}) {}
+
+  /** A new unit starts: its failures are collected afresh. */
+  startUnit(name: string): void {
+    this.#unitFailures = [];
+    this.#unit = name;
+    this.progress({ type: 'unit', name });
+  }
+
+  /** The failures of the current unit. */
+  get unitFailures(): readonly DownstreamFailure[] {
+    return this.#unitFailures;
+  }
+
+  count(kind: RecordKind, outcome: Outcome): void {
+    this.counts[SUMMARY_KEY[kind]][outcome]++;
+    this.progress({ type: 'outcome', kind, outcome });
+  }
+
+  /**
+   * A record of the unit failed: counted, listed in the pass summary (the first
+   * `LISTED_FAILURES`; the rest are counted, and all are in the state DB), and, when it failed after
+   * the source let it through (`downstream`), kept for the unit's report. Rows the source refused
+   * itself are in its own report already.
+   */
+  failed(kind: RecordKind, failure: DownstreamFailure, options: { downstream: boolean }): void {
+    this.count(kind, 'failed');
+    if (this.listed.length < LISTED_FAILURES) this.listed.push({ ...failure, unit: this.#unit });
+    if (options.downstream) this.#unitFailures.push(failure);
+  }
+
+  /** A dry run's planned write; returns the outcome it would have. */
+  planned(operation: PlannedOperation, outcome: Outcome): Outcome {
+    this.plan.push(operation);
+    return outcome;
+  }
+
+  /** Whether a dry run of this pass planned this operation (documents count on planned accounts). */
+  plans(kind: RecordKind, sourceKey: string): boolean {
+    return this.plan.some((p) => p.kind === kind && p.sourceKey === sourceKey);
+  }
+
+  /** Whether any record failed in the pass. */
+  get anyFailed(): boolean {
+    return Object.values(this.counts).some((c) => c.failed > 0);
+  }
+}

@@ -1,0 +1,246 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, runCli } from '../support/cli.js';
+import {
+  ACCOUNT_HEADER,
+  accountRow,
+  dropCsv,
+  INVOICE_HEADER,
+  invoiceRow,
+  range,
+} from '../support/drop-data.js';
+import { TEST_DATABASE_URL } from '../support/postgres.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { lastJsonLine, type SyncEnv, syncEnv } from '../support/sync-env.js';
+
+/**
+ * Infrastructure faults are never a data problem: against the real CLI, a real sandbox over HTTP
+ * and the real Postgres, each fault stops the pass with exit 1 and one line naming the cause, the
+ * files stay in the drop folder (never `rejected/`), the run is recorded `failed` with the reason;
+ * then the fault is lifted and a normal pass syncs everything exactly once.
+ */
+
+const ACCOUNTS = 12;
+const INVOICES = 40;
+
+function dropAll(env: SyncEnv) {
+  dropCsv(
+    env.dropDir,
+    'accounts.csv',
+    ACCOUNT_HEADER,
+    range(1, ACCOUNTS).map((i) => accountRow(i)),
+  );
+  dropCsv(
+    env.dropDir,
+    'invoices.csv',
+    INVOICE_HEADER,
+    range(1, INVOICES).map((i) => invoiceRow(i, (i % ACCOUNTS) + 1)),
+  );
+}
+
+/** Where the dropped files are: still waiting in the folder, claimed, archived or rejected. */
+function filesOf(env: SyncEnv) {
+  const list = (sub: string) => {
+    const dir = join(env.dropDir, sub);
+    return existsSync(dir)
+      ? readdirSync(dir, { recursive: true })
+          .map(String)
+          .filter((f) => f.endsWith('.csv'))
+      : [];
+  };
+  return {
+    waiting: readdirSync(env.dropDir)
+      .filter((f) => f.endsWith('.csv'))
+      .sort(),
+    processing: list('.processing'),
+    rejected: list('rejected'),
+  };
+}
+
+async function assertExactlyOnce(sandbox: TestSandbox) {
+  const stats = await sandbox.admin('GET', '/stats');
+  expect({ accounts: stats.accounts, invoices: stats.invoices }).toEqual({
+    accounts: ACCOUNTS,
+    invoices: INVOICES,
+  });
+  const invoices = await sandbox.call('GET', '/invoices', {
+    query: { organizationId: sandbox.organizationId },
+  });
+  const ids = invoices.body.nodes.map((d: { sourceId: string }) => d.sourceId);
+  expect(new Set(ids).size).toBe(INVOICES);
+}
+
+/** The runs the state DB recorded (Postgres state), newest last. */
+async function runsOf(env: SyncEnv): Promise<Array<{ status: string; error: string | null }>> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `select status, error from "${env.env.DATABASE_SCHEMA}".runs where dry_run = false order by id`,
+    );
+    return rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A normal pass once the fault is lifted: everything synced once, the folder emptied. */
+async function healedPass(sandbox: TestSandbox, env: SyncEnv) {
+  const healed = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });
+  expect(healed.code, healed.stderr).toBe(0);
+  expect(lastJsonLine(healed.stdout).accounts.failed).toBe(0);
+  await assertExactlyOnce(sandbox);
+  expect(filesOf(env)).toEqual({ waiting: [], processing: [], rejected: [] });
+}
+
+describe('the fault matrix of sync --once', () => {
+  let sandbox: TestSandbox;
+  /** Each test: its own sandbox, state schema and drop folder (the state DB sessions are named). */
+  beforeEach(async () => {
+    sandbox = await startTestSandbox({ rateLimit: { quota: 100_000, windowSeconds: 60 } });
+  });
+  afterEach(() => sandbox.close());
+
+  const fresh = async () => {
+    const env = syncEnv(sandbox, 'postgres');
+    env.env.DATABASE_URL = `${TEST_DATABASE_URL}?application_name=${env.env.DATABASE_SCHEMA}`;
+    dropAll(env);
+    return env;
+  };
+
+  it('when the API is unreachable, then exit 1 names it, the files stay in the drop folder, and the next pass heals', async () => {
+    const env = await fresh();
+    try {
+      const down = await runCli(['--config', env.configFile, 'sync', '--once'], {
+        env: { ...env.env, RECEIVABLES_BASE_URL: 'http://127.0.0.1:9' },
+      });
+      expect(down.code, down.stderr).toBe(1);
+      expect(down.stderr).toMatch(/could not run: the API at http:\/\/127\.0\.0\.1:9 is unreachable/);
+      expect(
+        down.stderr
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('receivables-sync:')),
+      ).toHaveLength(1);
+      expect(filesOf(env)).toEqual({
+        waiting: ['accounts.csv', 'invoices.csv'],
+        processing: [],
+        rejected: [],
+      });
+      await healedPass(sandbox, env);
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  it('when the API refuses the token on every call (401), then exit 1 names the credentials, even on an empty folder', async () => {
+    const env = await fresh();
+    try {
+      const refused = await runCli(['--config', env.configFile, 'sync', '--once'], {
+        env: { ...env.env, RECEIVABLES_ACCESS_TOKEN: 'not-a-valid-token' },
+      });
+      expect(refused.code, refused.stderr).toBe(1);
+      expect(refused.stderr).toMatch(/could not run: the API at .* refused our credentials/);
+      expect(filesOf(env).waiting).toEqual(['accounts.csv', 'invoices.csv']);
+      expect(filesOf(env).rejected).toEqual([]);
+
+      const empty = syncEnv(sandbox, 'postgres');
+      try {
+        const onEmpty = await runCli(['--config', empty.configFile, 'sync', '--once'], {
+          env: { ...empty.env, RECEIVABLES_ACCESS_TOKEN: 'not-a-valid-token' },
+        });
+        expect(onEmpty.code, onEmpty.stderr).toBe(1);
+      } finally {
+        await empty.cleanup();
+      }
+      await healedPass(sandbox, env);
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  it('when the API fails with 5xx beyond the retry budget in the middle of a pass, then the pass stops, the run says why, nothing is rejected', async () => {
+    const env = await fresh();
+    try {
+      await sandbox.admin('PUT', '/faults', { latencyMs: 20 });
+      const child = spawn(process.execPath, [BIN, '--config', env.configFile, 'sync', '--once'], {
+        env: { ...process.env, ...env.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      child.stdout.resume();
+      // Some accounts are written, then every request fails.
+      for (;;) {
+        const stats = await sandbox.admin('GET', '/stats');
+        if (stats.accounts >= 3) break;
+        if (child.exitCode !== null) throw new Error(`the sync ended before the fault: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      await sandbox.admin('PUT', '/faults', { errorRate: 1, errorStatuses: [503], latencyMs: 0 });
+      const [code] = await once(child, 'exit');
+      await sandbox.admin('PUT', '/faults', { errorRate: 0 });
+      expect(code, stderr).toBe(1);
+      expect(stderr).toMatch(/could not run: the API at .* is failing \(HTTP 503\)/);
+      expect(filesOf(env).rejected).toEqual([]);
+      expect(filesOf(env).processing).toEqual([]);
+      expect(filesOf(env).waiting).toContain('invoices.csv');
+      const runs = await runsOf(env);
+      expect(runs.at(-1)).toMatchObject({ status: 'failed', error: expect.stringContaining('503') });
+      await healedPass(sandbox, env);
+    } finally {
+      await sandbox.admin('PUT', '/faults', { errorRate: 0, latencyMs: 0 });
+      await env.cleanup();
+    }
+  });
+
+  it("when the state DB's connections are terminated mid-pass, then the process never dies of an unhandled error, and the next pass heals", async () => {
+    const env = await fresh();
+    try {
+      await sandbox.admin('PUT', '/faults', { latencyMs: 15 });
+      const child = spawn(process.execPath, [BIN, '--config', env.configFile, 'sync', '--once'], {
+        env: { ...process.env, ...env.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      child.stdout.resume();
+      for (;;) {
+        const stats = await sandbox.admin('GET', '/stats');
+        if (stats.accounts >= 3) break;
+        if (child.exitCode !== null) throw new Error(`the sync ended before the fault: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await admin.connect();
+      try {
+        // What a restart or a failover does to this process's sessions (and only to them).
+        const { rows } = await admin.query(
+          'select pg_terminate_backend(pid) as killed from pg_stat_activity where application_name = $1',
+          [env.env.DATABASE_SCHEMA],
+        );
+        expect(rows.length).toBeGreaterThan(0);
+      } finally {
+        await admin.end();
+      }
+      const [code] = await once(child, 'exit');
+      await sandbox.admin('PUT', '/faults', { latencyMs: 0 });
+      expect([0, 1], stderr).toContain(code);
+      expect(stderr).not.toMatch(/Unhandled 'error' event|Unhandled error event/);
+      if (code === 1) expect(stderr).toMatch(/could not run: the state DB is unavailable/);
+      expect(filesOf(env).rejected).toEqual([]);
+      await healedPass(sandbox, env);
+    } finally {
+      await sandbox.admin('PUT', '/faults', { latencyMs: 0 });
+      await env.cleanup();
+    }
+  });
+});
