@@ -53,6 +53,7 @@ export async function startDashboardServer(props: DashboardServerProps): Promise
       queues,
       credentials,
       host,
+      queueAdmin: config.dashboard.queueAdmin,
       metrics: props.metrics,
       clock: systemClock,
       logger: props.logger,

@@ -15,6 +15,8 @@ const csvSource = z.strictObject({
   stableSeconds: z.number().int().min(0).default(5),
   /** Your header -> contract column. */
   mapping: z.record(z.string(), z.string()).default({}),
+  /** An unknown header column rejects the file (default: a warning, and its values are ignored). */
+  strictColumns: z.boolean().default(false),
   /** The connectionId of linked account sources; defaults to the source id. */
   connectionId: z.string().min(1).optional(),
 });
@@ -84,6 +86,12 @@ export const configSchema = z.strictObject({
   dashboard: z.strictObject({
     host: z.string().min(1).default('127.0.0.1'),
     port: z.number().int().min(0).max(65535).default(3000),
+    /**
+     * Queue administration in bull-board (`/queues`): pause/resume, retry, clean, promote, remove,
+     * add jobs. False: bull-board is read-only and refuses every write with 403. True: its writes
+     * are allowed with the dashboard's CSRF token (bull-board's UI sends it by itself).
+     */
+    queueAdmin: z.boolean().default(false),
   }),
   log: z.strictObject({
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

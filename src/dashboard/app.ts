@@ -31,7 +31,8 @@ const PAGE_CSP =
  * Public: `/healthz`, `/readyz`, `/login`, `/assets/*`. Behind the sign-in (HTTP Basic or the
  * session cookie of the sign-in form): the sync page `/`, `/partials/status`, `/api/status`, the
  * POST actions under `/actions/`, `/metrics` and bull-board under `/queues`. Every POST must come
- * from this origin (Origin check) and the actions also carry a synchronizer token.
+ * from this origin (Origin check) and the actions also carry a synchronizer token. bull-board is
+ * read-only unless `queueAdmin`; then its writes need the same token (see `bullBoardPlugin`).
  *
  * @throws DashboardConfigError when `host` is beyond loopback and there are no credentials.
  * @example
@@ -52,6 +53,7 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
       lastSuccess: () => queries.lastSuccesses(),
       logger,
     });
+  const csrf = new CsrfTokens(random(32));
   const auth = new DashboardAuth({
     credentials: deps.credentials,
     sessions: new SessionStore({
@@ -60,7 +62,7 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
       ...(deps.sessionTtlMs ? { ttlMs: deps.sessionTtlMs } : {}),
     }),
     throttle: new SignInThrottle(deps.clock),
-    csrf: new CsrfTokens(random(32)),
+    csrf,
     logger,
   });
   const status = new StatusReader({
@@ -149,8 +151,15 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
       const { contentType, body } = await metrics.text();
       return reply.type(contentType).send(body);
     });
-    if (queues && queues.queues.length > 0)
-      await scope.register(bullBoardPlugin(queues.queues), { prefix: BULL_BOARD_PATH });
+    if (queues && queues.queues.length > 0) {
+      const board = bullBoardPlugin(queues.queues, {
+        queueAdmin: deps.queueAdmin ?? false,
+        csrfToken: (request) => auth.csrfToken(request),
+        verifyCsrf: (request, token) => csrf.verify(auth.principal(request), token),
+        logger,
+      });
+      await scope.register(board, { prefix: BULL_BOARD_PATH });
+    }
   });
   return app;
 }

@@ -34,6 +34,11 @@ export interface DashboardDeps {
   randomBytes?: (n: number) => Buffer;
   /** How often the page refreshes its status (default 2000 ms; 0 disables). */
   refreshMs?: number;
+  /**
+   * `dashboard.queueAdmin`: let bull-board change the queues (pause, retry, clean, promote, ...),
+   * with the dashboard's CSRF token. Default false: bull-board is read-only.
+   */
+  queueAdmin?: boolean;
   /** Lifetime of a sign-in (default 12 h). */
   sessionTtlMs?: number;
 }

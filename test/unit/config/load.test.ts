@@ -15,7 +15,7 @@ describe('configuration', () => {
   it('when no file exists, then the built-in defaults are used', () => {
     const { config, file } = loadConfig({ env: {}, cwd: dir() });
     expect(file).toBeNull();
-    expect(config.dashboard).toEqual({ host: '127.0.0.1', port: 3000 });
+    expect(config.dashboard).toEqual({ host: '127.0.0.1', port: 3000, queueAdmin: false });
     expect(config.sources[0]).toMatchObject({ id: 'erp-csv', type: 'csv', stableSeconds: 5 });
   });
 
