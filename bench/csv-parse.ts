@@ -71,7 +71,7 @@ async function measureSource(file: string): Promise<Measurement> {
     const old = new Date(Date.now() - 3_600_000);
     await utimes(dropped, old, old);
     const source = createCsvSource({
-      config: { id: 'bench', type: 'csv', dropDir, stableSeconds: 5, mapping: {} },
+      config: { id: 'bench', type: 'csv', dropDir, stableSeconds: 5, mapping: {}, strictColumns: false },
       clock: systemClock,
       logger: createLogger({ level: 'silent' }),
       ledger: new InMemoryDropFileLedger(),

@@ -79,7 +79,14 @@ const client = new ReceivablesClient({
   concurrency: 8,
 });
 const repos = syncStateRepos(state.db);
-const config = { id: 'bench', type: 'csv' as const, dropDir, stableSeconds: 0, mapping: {} };
+const config = {
+  id: 'bench',
+  type: 'csv' as const,
+  dropDir,
+  stableSeconds: 0,
+  mapping: {},
+  strictColumns: false,
+};
 
 async function pass(): Promise<{ summary: SourceSummary; gets: number; writes: number; ms: number }> {
   calls.GET = 0;

@@ -47,7 +47,9 @@ export function demoCommand(): Command {
         cwd: dir,
       });
       loaded.config.state = { databaseUrl: null, schema: 'public', dataDir: join(dir, 'state') };
-      loaded.config.sources = [{ id: 'erp-csv', type: 'csv', dropDir, stableSeconds: 0, mapping: {} }];
+      loaded.config.sources = [
+        { id: 'erp-csv', type: 'csv', dropDir, stableSeconds: 0, mapping: {}, strictColumns: false },
+      ];
       const runtime = await openSyncRuntime(loaded);
       let failed = false;
       try {

@@ -60,6 +60,7 @@ export function textSummary(summaries: readonly SourceSummary[], json: JsonSumma
         );
     }
     for (const a of s.abandoned) lines.push(`  ${s.sourceId}: ${a.unit} could not be read: ${a.reason}`);
+    for (const w of s.warnings) lines.push(`  ${s.sourceId}: ${w.unit}: warning: ${w.warning}`);
     if (s.failures.length > 0) {
       lines.push('', `Failed rows of ${s.sourceId} (also in \`receivables-sync failures\`):`);
       for (const f of s.failures) {

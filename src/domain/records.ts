@@ -17,6 +17,7 @@ export interface Address {
 }
 
 export type RecordKind = 'account' | 'invoice' | 'creditNote';
+export const RECORD_KINDS: readonly RecordKind[] = ['account', 'invoice', 'creditNote'];
 export type Stream = 'accounts' | 'invoices' | 'creditNotes';
 
 export const STREAM_OF: Readonly<Record<RecordKind, Stream>> = {

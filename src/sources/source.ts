@@ -32,6 +32,8 @@ export interface SourceUnit {
    * or advance the cursor to `cursor` (opaque, source-defined).
    */
   complete(outcome: { failures: readonly DownstreamFailure[] }): Promise<void>;
+  /** What the user should know about the unit as a whole (a CSV header's unknown columns), if any. */
+  readonly warnings?: readonly string[];
   /** The unit could not be read (unreadable file, broken SQL): move it aside with the reason. */
   abandon(reason: string): Promise<void>;
   /** A dry run read the unit without syncing it: put it back untouched for the next real pass. */

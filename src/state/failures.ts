@@ -1,32 +1,60 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
+import { RECORD_KINDS } from '../domain/records.js';
 import type { FailureInput, FailureRow, RecordKind } from '../domain/sync-state.js';
 import type { StateDb } from './database.js';
 import type { FailuresTable } from './schema.js';
 
 export type { FailureInput, FailureRow };
 
+/** When a retryable failure is retried after its n-th attempt: 1 min, doubling, at most 1 h. */
+const RETRY_BASE_SECONDS = 60;
+const RETRY_MAX_SECONDS = 3_600;
+const retryDelayMs = (attempts: number): number =>
+  1000 * Math.min(RETRY_MAX_SECONDS, RETRY_BASE_SECONDS * 2 ** (attempts - 1));
+
 /** Records that failed, one open failure per record; resolved when the record later syncs. */
 export class FailuresRepository {
-  constructor(
-    private readonly db: StateDb,
-    private readonly retryDelayMs: (attempts: number) => number = (n) =>
-      Math.min(3600_000, 60_000 * 2 ** (n - 1)),
-  ) {}
+  /** Failures written by this process, and the count at which the table is analyzed next. */
+  #written = 0;
+  #analyzeAt = 10_000;
+
+  constructor(private readonly db: StateDb) {}
 
   /** One failure: opened, or the open one of that record updated (its attempts counted). */
   async record(input: FailureInput): Promise<void> {
     await this.#recordChunk([input]);
+    await this.#analyzeIfGrown(1);
   }
 
   /**
-   * Several failures in one query and one statement (a batch of refused rows: 500,000 of them cost
-   * 1,000 statements, not 500,000). A key given twice keeps the last, with both attempts counted.
+   * Several failures in one statement (a batch of refused rows: 500,000 of them cost 500
+   * statements, not 500,000). A key given twice keeps the last, with both attempts counted.
    */
   async recordMany(inputs: readonly FailureInput[]): Promise<void> {
     // Bounded statements: 1,000 rows of 16 values stay far below Postgres' 65,535 parameters.
     for (let i = 0; i < inputs.length; i += 1_000) await this.#recordChunk(inputs.slice(i, i + 1_000));
+    await this.#analyzeIfGrown(inputs.length);
   }
 
+  /**
+   * A file of bad rows adds failures by the hundred thousand within one pass, long before autovacuum
+   * looks: on statistics that still say "empty", Postgres would find a key among a source's open
+   * failures by scanning them all, once per batch. Analyzed at 10,000 rows written, then each time
+   * the count doubles: a handful of times per pass at most.
+   */
+  async #analyzeIfGrown(added: number): Promise<void> {
+    this.#written += added;
+    if (this.#written < this.#analyzeAt) return;
+    this.#analyzeAt = this.#written * 2;
+    await sql`analyze failures`.execute(this.db);
+  }
+
+  /**
+   * One upsert on the open-failure index: a new failure is inserted; an open one of the same record
+   * is updated, its attempts added up and its next retry computed from them in the statement. No
+   * read first: the open failures of a source can be many (a file of bad rows), and a lookup by
+   * key among them would cost a scan per batch while the table's statistics lag behind.
+   */
   async #recordChunk(inputs: readonly FailureInput[]): Promise<void> {
     if (inputs.length === 0) return;
     const now = new Date();
@@ -35,50 +63,24 @@ export class FailuresRepository {
       const key = `${input.sourceId}\u0000${input.kind}\u0000${input.sourceKey}`;
       byKey.set(key, { input, times: (byKey.get(key)?.times ?? 0) + 1 });
     }
-    const attemptsBefore = new Map<string, number>();
-    const bySourceKind = new Map<string, { sourceId: string; kind: RecordKind; keys: string[] }>();
-    for (const { input } of byKey.values()) {
-      const group = `${input.sourceId}\u0000${input.kind}`;
-      let entry = bySourceKind.get(group);
-      if (!entry) {
-        entry = { sourceId: input.sourceId, kind: input.kind, keys: [] };
-        bySourceKind.set(group, entry);
-      }
-      entry.keys.push(input.sourceKey);
-    }
-    for (const { sourceId, kind, keys } of bySourceKind.values()) {
-      const open = await this.db
-        .selectFrom('failures')
-        .select(['source_key', 'attempts'])
-        .where('source_id', '=', sourceId)
-        .where('kind', '=', kind)
-        .where('resolved_at', 'is', null)
-        .where('source_key', 'in', keys)
-        .execute();
-      for (const row of open)
-        attemptsBefore.set(`${sourceId}\u0000${kind}\u0000${row.source_key}`, row.attempts);
-    }
-    const rows = [...byKey.entries()].map(([key, { input, times }]) => {
-      const attempts = (attemptsBefore.get(key) ?? 0) + times;
-      return {
-        source_id: input.sourceId,
-        kind: input.kind,
-        source_key: input.sourceKey,
-        stage: input.stage,
-        status: input.status ?? null,
-        api_code: input.apiCode ?? null,
-        message: input.message,
-        file: input.file ?? null,
-        line: input.line ?? null,
-        column_name: input.column ?? null,
-        retryable: input.retryable,
-        attempts,
-        next_retry_at: input.retryable ? new Date(now.getTime() + this.retryDelayMs(attempts)) : null,
-        payload: input.payload ? JSON.stringify(input.payload) : null,
-        run_id: input.runId ?? null,
-        last_failed_at: now,
-      };
-    });
+    const rows = [...byKey.values()].map(({ input, times }) => ({
+      source_id: input.sourceId,
+      kind: input.kind,
+      source_key: input.sourceKey,
+      stage: input.stage,
+      status: input.status ?? null,
+      api_code: input.apiCode ?? null,
+      message: input.message,
+      file: input.file ?? null,
+      line: input.line ?? null,
+      column_name: input.column ?? null,
+      retryable: input.retryable,
+      attempts: times,
+      next_retry_at: input.retryable ? new Date(now.getTime() + retryDelayMs(times)) : null,
+      payload: input.payload ? JSON.stringify(input.payload) : null,
+      run_id: input.runId ?? null,
+      last_failed_at: now,
+    }));
     await this.db
       .insertInto('failures')
       .values(rows)
@@ -95,8 +97,11 @@ export class FailuresRepository {
             line: eb.ref('excluded.line'),
             column_name: eb.ref('excluded.column_name'),
             retryable: eb.ref('excluded.retryable'),
-            attempts: eb.ref('excluded.attempts'),
-            next_retry_at: eb.ref('excluded.next_retry_at'),
+            attempts: sql<number>`failures.attempts + excluded.attempts`,
+            // retryDelayMs, in SQL, of the attempts counted above.
+            next_retry_at: sql<Date | null>`case when excluded.retryable then excluded.last_failed_at +
+              least(${RETRY_MAX_SECONDS}::int, ${RETRY_BASE_SECONDS}::int * power(2, least(failures.attempts + excluded.attempts - 1, 12))::int)
+              * interval '1 second' end`,
             payload: eb.ref('excluded.payload'),
             run_id: eb.ref('excluded.run_id'),
             last_failed_at: eb.ref('excluded.last_failed_at'),
@@ -105,15 +110,21 @@ export class FailuresRepository {
       .execute();
   }
 
-  /** `kind:sourceKey` of every open failure of a source: a pass resolves only those, at no cost otherwise. */
-  async openKeys(sourceId: string): Promise<Set<string>> {
-    const rows = await this.db
-      .selectFrom('failures')
-      .select(['kind', 'source_key'])
-      .where('source_id', '=', sourceId)
-      .where('resolved_at', 'is', null)
-      .execute();
-    return new Set(rows.map((r) => `${r.kind}:${r.source_key}`));
+  /** The kinds of which a source has open failures: one probe of the open-failure index per kind. */
+  async openKinds(sourceId: string): Promise<Set<RecordKind>> {
+    const kinds = new Set<RecordKind>();
+    for (const kind of RECORD_KINDS) {
+      const open = await this.db
+        .selectFrom('failures')
+        .select('id')
+        .where('source_id', '=', sourceId)
+        .where('kind', '=', kind)
+        .where('resolved_at', 'is', null)
+        .limit(1)
+        .executeTakeFirst();
+      if (open) kinds.add(kind);
+    }
+    return kinds;
   }
 
   async resolve(sourceId: string, kind: RecordKind, sourceKeys: readonly string[]): Promise<void> {

@@ -48,8 +48,8 @@ export async function processBatchOf<T extends BatchItem<{ sourceId: string }>>(
     kind,
     plan.work.map((item) => item.record.sourceId),
   );
-  // Only records with an open failure need the UPDATE: an ordinary re-run costs no write here.
-  const toResolve = succeeded.filter((key) => scope.openFailures.delete(`${kind}:${key}`));
-  if (!scope.dryRun) await scope.state.failures.resolve(scope.sourceId, kind, toResolve);
+  // Only a kind with open failures needs the UPDATE: an ordinary re-run costs no write here.
+  if (!scope.dryRun && scope.failureKinds.has(kind))
+    await scope.state.failures.resolve(scope.sourceId, kind, succeeded);
   if (stopped) throw (stopped as { error: unknown }).error;
 }

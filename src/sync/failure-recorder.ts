@@ -39,7 +39,7 @@ export async function recordFailure(
     'record failed',
   );
   if (scope.dryRun) return;
-  scope.openFailures.add(`${kind}:${sourceKey}`);
+  scope.failureKinds.add(kind);
   await scope.state.failures.record(
     storableCopy(failureInput(scope, kind, sourceKey, origin, reason, payload)),
   );
@@ -76,7 +76,7 @@ export async function recordRejected(scope: PassScope, problems: readonly RowPro
       { downstream: false },
     );
     if (scope.dryRun) continue;
-    scope.openFailures.add(`${problem.kind}:${problem.sourceKey}`);
+    scope.failureKinds.add(problem.kind);
     const payload = problem.raw ? { raw: problem.raw } : null;
     inputs.push(storableCopy(failureInput(scope, problem.kind, problem.sourceKey, origin, reason, payload)));
   }

@@ -26,8 +26,12 @@ export interface PassScope {
   readonly api: SyncApi;
   readonly state: SyncState;
   readonly report: PassReport;
-  /** `kind:sourceKey` of the open failures of the source, so only those are resolved. */
-  readonly openFailures: Set<string>;
+  /**
+   * The kinds that may have open failures: those open when the pass began, and those failed since.
+   * Records of those kinds that sync resolve their failure; any other kind costs no write for it.
+   * (Not the keys: a source can have a million open failures.)
+   */
+  readonly failureKinds: Set<RecordKind>;
   /** The record map's fingerprints, read once when a pass is large (see FingerprintSnapshots). */
   readonly snapshots: FingerprintSnapshots;
   /** The service's linked accounts of this connection, listed once when a lookup needs them. */

@@ -164,8 +164,8 @@ export interface FailureStore {
   record(input: FailureInput): Promise<void>;
   /** Several failures (a batch's refused rows) in one statement; a key given twice keeps the last. */
   recordMany(inputs: readonly FailureInput[]): Promise<void>;
-  /** `kind:sourceKey` of the source's open failures. */
-  openKeys(sourceId: string): Promise<Set<string>>;
+  /** The kinds of which the source has open failures (a pass resolves failures of those kinds only). */
+  openKinds(sourceId: string): Promise<Set<RecordKind>>;
   resolve(sourceId: string, kind: RecordKind, sourceKeys: readonly string[]): Promise<void>;
   open(filter?: {
     sourceId?: string | undefined;

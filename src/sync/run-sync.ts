@@ -43,6 +43,8 @@ export interface SourceSummary {
   failures: Array<DownstreamFailure & { unit: string }>;
   /** Units (files) that could not be read at all. */
   abandoned: Array<{ unit: string; reason: string }>;
+  /** What units said about themselves as a whole (a file's unknown columns). */
+  warnings: Array<{ unit: string; warning: string }>;
 }
 
 /**
@@ -65,16 +67,18 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
     api: props.api,
     state,
     report: new PassReport(props.onProgress),
-    openFailures: await state.failures.openKeys(source.id),
+    failureKinds: await state.failures.openKinds(source.id),
     snapshots: new FingerprintSnapshots(state.recordMap, source.id, props.logger, props.snapshotPolicy),
     linkedAccounts: new LinkedAccounts(() => props.api.listLinkedAccounts(), props.connectionId),
   };
   const { report } = ctx;
   const tags = new TagResolver(ctx);
   const abandoned: SourceSummary['abandoned'] = [];
+  const warnings: SourceSummary['warnings'] = [];
   try {
     for await (const unit of source.units()) {
       report.startUnit(unit.name);
+      for (const warning of unit.warnings ?? []) warnings.push({ unit: unit.name, warning });
       const read = await drainUnit(ctx, tags, unit);
       if (read !== true) {
         abandoned.push({ unit: unit.name, reason: read });
@@ -106,6 +110,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
     plan: report.plan,
     failures: report.listed,
     abandoned,
+    warnings,
   };
 }
 

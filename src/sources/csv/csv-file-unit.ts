@@ -1,6 +1,6 @@
 import type { RecordOrigin, RowProblem, SourceRecord, Stream } from '../../domain/records.js';
 import type { DownstreamFailure, SourceBatch, SourceUnit } from '../source.js';
-import { KIND_OF_STREAM, type ResolvedHeader } from './columns.js';
+import { dataFields, KIND_OF_STREAM, type ResolvedHeader } from './columns.js';
 import { CsvParseFailure, type CsvRow, readCsvRows } from './csv-rows.js';
 import { countFailedRows, ProblemSpool, type ReportEntry, writeErrorReport } from './error-report.js';
 import { CsvSourceError } from './errors.js';
@@ -42,10 +42,13 @@ export class CsvFileUnit implements SourceUnit {
   readonly #spool: ProblemSpool;
   /** sourceId -> the line it was first seen on: a second row with the same id is refused. */
   readonly #firstLineOf = new FirstSeenIndex();
-  /** Lines refused here: the engine hands their failures back to `complete`, the report has them already. */
-  readonly #refusedLines = new Set<number>();
   #state: State = 'new';
   #rows = 0;
+
+  /** What the file's header says that the user should know (unknown columns): in the summary and the report. */
+  get warnings(): readonly string[] {
+    return this.#props.header.warnings;
+  }
 
   /** True once the file was archived, rejected or released (or, in a dry run, the unit finished). */
   get settled(): boolean {
@@ -68,11 +71,12 @@ export class CsvFileUnit implements SourceUnit {
     let header = true;
     try {
       for await (const rows of readCsvRows(this.#props.file.path)) {
-        for (const row of rows) {
+        for (const read of rows) {
           if (header) {
             header = false; // checked before the unit was handed out
             continue;
           }
+          const row = { ...read, fields: dataFields(this.#props.header, read.fields) };
           if (isBlank(row.fields)) continue; // spreadsheets leave rows of empty cells
           this.#rows++;
           const waiting = this.#take(row, batch);
@@ -107,16 +111,15 @@ export class CsvFileUnit implements SourceUnit {
     const archivedPath = await ctx.folder.archive(file.name, archiveDay(ctx.clock));
     // Settled once the file left `.processing/`: before that, a failure can still release it.
     this.#state = 'settled';
-    const downstream = outcome.failures.filter(
-      (failure) => failure.origin.line === undefined || !this.#refusedLines.has(failure.origin.line),
-    );
+    // Rows refused here are in the spool; the engine hands back only those that failed after.
+    const downstream = outcome.failures;
     const failedRows = countFailedRows(this.#spool.count, downstream);
     let reportPath: string | undefined;
-    if (failedRows > 0) {
+    if (failedRows > 0 || this.warnings.length > 0) {
       reportPath = `${archivedPath}.errors.csv`;
       await writeErrorReport({
         reportPath,
-        headerCells: this.#props.header.cells,
+        header: this.#props.header,
         spool: this.#spool,
         downstream,
         csvPath: archivedPath,
@@ -232,7 +235,6 @@ export class CsvFileUnit implements SourceUnit {
     if (entry.column !== '') problem.column = entry.column;
     if (entry.fields.length > 0) problem.raw = rawRecord(header.cells, entry.fields);
     batch.rejected.push(problem);
-    this.#refusedLines.add(entry.line);
     await this.#spool.add(entry);
   }
 }

@@ -6,7 +6,7 @@ import type { Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
 import type { DropFileLedger } from '../ports.js';
 import type { Source, SourceUnit } from '../source.js';
-import { assertValidMapping, type HeaderResolution, resolveHeader } from './columns.js';
+import { assertValidMapping, type HeaderOptions, type HeaderResolution, resolveHeader } from './columns.js';
 import { CsvFileUnit } from './csv-file-unit.js';
 import { CsvParseFailure, readCsvRows } from './csv-rows.js';
 import { DropFolder } from './drop-folder.js';
@@ -102,16 +102,14 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
             `not valid UTF-8: the first invalid byte is at offset ${inspection.invalidUtf8.offset} ` +
             `(line ${inspection.invalidUtf8.line}); save the file as UTF-8`,
         }
-      : await readHeader(path, stream, config.mapping);
+      : await readHeader(path, stream, { mapping: config.mapping, strictColumns: config.strictColumns });
     if (!resolution.ok) {
       summary.rejected.push(name);
       if (dryRun) log.warn({ file: name, reason: resolution.reason }, 'file would be rejected');
       else await rejectFile(ctx, file, resolution.reason);
       return null;
     }
-    if (resolution.header.unknown.length > 0) {
-      log.info({ file: name, columns: resolution.header.unknown }, 'unknown columns ignored');
-    }
+    for (const warning of resolution.header.warnings) log.warn({ file: name, warning }, warning);
     log.debug({ file: name, checksum: file.checksum, size: file.size }, 'file claimed');
     return new CsvFileUnit({ ctx, file, header: resolution.header, dropRealPath, batchSize });
   }
@@ -213,15 +211,11 @@ const emptySummary = (): CsvPassSummary => ({
 });
 
 /** Reads and matches the header row alone; the unit reads the file again from the start. */
-async function readHeader(
-  path: string,
-  stream: Stream,
-  mapping: Readonly<Record<string, string>>,
-): Promise<HeaderResolution> {
+async function readHeader(path: string, stream: Stream, options: HeaderOptions): Promise<HeaderResolution> {
   try {
     for await (const rows of readCsvRows(path, { headerOnly: true })) {
       const first = rows[0];
-      if (first !== undefined) return resolveHeader(stream, first.fields, mapping);
+      if (first !== undefined) return resolveHeader(stream, first.fields, options);
     }
   } catch (error) {
     if (!(error instanceof CsvParseFailure)) throw error;

@@ -3,11 +3,15 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { DownstreamFailure } from '../source.js';
+import { dataFields, neutralizedCell, REPORT_COLUMNS, type ResolvedHeader } from './columns.js';
 import { readCsvRows } from './csv-rows.js';
 
 /**
  * The report of a file's failed rows, `<name>.errors.csv` beside the archived file:
- * `line,column,sourceId,reason`, then the row as it was in the file (under the file's own header).
+ * `errors.line,errors.column,errors.reason`, then the row as it was in the file (under the file's
+ * own header), so the corrected report can be dropped back as it is (the source leaves the
+ * `errors.*` columns out). Warnings on the file (unknown columns) come first, as rows with no data.
+ * A cell a spreadsheet would run as a formula is neutralised with a leading `'` (undone on reading).
  *
  * Rows the source refused are spooled to disk as they are found (NDJSON, one per line), so a file
  * of a million bad rows costs no memory; at `complete` they are merged in line order with the rows
@@ -21,8 +25,6 @@ export interface ReportEntry {
   /** The row's fields in file order; null when unknown (then looked up in the file). */
   fields: string[] | null;
 }
-
-export const REPORT_COLUMNS = ['line', 'column', 'sourceId', 'reason'] as const;
 
 /** A file written line by line, honouring back-pressure; a write error surfaces on the next call. */
 interface LineWriter {
@@ -94,12 +96,13 @@ export function csvCell(value: string): string {
   return /[",\r\n]|^\s|\s$/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
-const csvLine = (cells: readonly string[]): string => `${cells.map(csvCell).join(',')}\r\n`;
+const csvLine = (cells: readonly string[]): string =>
+  `${cells.map((cell) => csvCell(neutralizedCell(cell))).join(',')}\r\n`;
 
 export interface WriteReportProps {
   reportPath: string;
-  /** The file's header cells, as written. */
-  headerCells: readonly string[];
+  /** The file's header: its cells as written, where `sourceId` is, and the warnings on it. */
+  header: ResolvedHeader;
   spool: ProblemSpool;
   /** Failures after the source; those on a line the spool already holds are left out (no doubles). */
   downstream: readonly DownstreamFailure[];
@@ -134,15 +137,22 @@ export async function writeErrorReport(props: WriteReportProps): Promise<void> {
       }),
     )
     .sort(byLine);
+  const { header } = props;
   const wanted = new Set(downstream.flatMap((entry) => (entry.line === null ? [] : [entry.line])));
-  const rawByLine = await rawRows(props.csvPath, wanted);
+  const rawByLine = await rawRows(props.csvPath, wanted, header);
+  const sourceIdAt = header.index.get('sourceId');
   const out = openLineWriter(props.reportPath, 'wx');
   const write = (entry: ReportEntry): Promise<void> => {
-    const fields = entry.fields ?? (entry.line === null ? [] : (rawByLine.get(entry.line) ?? []));
+    let fields = entry.fields ?? (entry.line === null ? undefined : rawByLine.get(entry.line));
+    if (fields === undefined) {
+      // The row could not be read back: its sourceId at least, in its own column.
+      fields = header.cells.map((_, i) => (i === sourceIdAt ? entry.sourceId : ''));
+    }
     const line = entry.line === null ? '' : String(entry.line);
-    return out.write(csvLine([line, entry.column, entry.sourceId, entry.reason, ...fields]));
+    return out.write(csvLine([line, entry.column, entry.reason, ...fields]));
   };
-  await out.write(csvLine([...REPORT_COLUMNS, ...props.headerCells]));
+  await out.write(csvLine([...REPORT_COLUMNS, ...header.cells]));
+  for (const warning of header.warnings) await out.write(csvLine(['', '', warning]));
   let next = 0;
   for await (const entry of props.spool.entries()) {
     while (next < downstream.length && byLine(downstream[next]!, entry) < 0) await write(downstream[next++]!);
@@ -153,12 +163,16 @@ export async function writeErrorReport(props: WriteReportProps): Promise<void> {
 }
 
 /** The fields of the records starting on `lines`, read from the file (bounded by `lines.size`). */
-async function rawRows(csvPath: string, lines: ReadonlySet<number>): Promise<Map<number, string[]>> {
+async function rawRows(
+  csvPath: string,
+  lines: ReadonlySet<number>,
+  header: ResolvedHeader,
+): Promise<Map<number, string[]>> {
   const found = new Map<number, string[]>();
   if (lines.size === 0) return found;
   try {
     for await (const rows of readCsvRows(csvPath)) {
-      for (const row of rows) if (lines.has(row.line)) found.set(row.line, row.fields);
+      for (const row of rows) if (lines.has(row.line)) found.set(row.line, dataFields(header, row.fields));
       if (found.size === lines.size) break;
     }
   } catch {

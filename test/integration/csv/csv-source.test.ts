@@ -52,9 +52,18 @@ async function drop(
   await utimes(join(dir, name), mtime, mtime);
 }
 
-function source(options: { mapping?: Record<string, string>; batchSize?: number } = {}): CsvSource {
+function source(
+  options: { mapping?: Record<string, string>; batchSize?: number; strictColumns?: boolean } = {},
+): CsvSource {
   return createCsvSource({
-    config: { id: 'erp-csv', type: 'csv', dropDir: dir, stableSeconds: 5, mapping: options.mapping ?? {} },
+    config: {
+      id: 'erp-csv',
+      type: 'csv',
+      dropDir: dir,
+      stableSeconds: 5,
+      mapping: options.mapping ?? {},
+      strictColumns: options.strictColumns ?? false,
+    },
     clock,
     logger,
     ledger,
@@ -185,12 +194,73 @@ ${extra.map(() => '').join(',')},A,B,EUR
     expect(unit?.rejected).toEqual([]);
   });
 
-  it('when a file has unknown columns, then they are ignored and logged once for the file', async () => {
-    await drop('accounts.csv', 'sourceId,fullName,currencyCode,Notes,Owner\nA,B,EUR,x,y\nC,D,EUR,z,w\n');
+  it('when a file has unknown columns, then each is a warning, with a suggestion for a near miss, in the log and the report', async () => {
+    await drop('accounts.csv', 'sourceId,fullName,currencyCode,Notes,tag\nA,B,EUR,x,y\nC,D,EUR,z,w\n');
     const [unit] = await pass(source());
     expect(unit?.records).toHaveLength(2);
-    const logged = logLines.filter((line) => line.level === 30 && Array.isArray(line.columns));
-    expect(logged).toEqual([expect.objectContaining({ file: 'accounts.csv', columns: ['Notes', 'Owner'] })]);
+    const expected = [
+      'unknown column "Notes": its values were ignored',
+      'unknown column "tag" (did you mean "tags"?): its values were ignored',
+    ];
+    const logged = logLines.filter((line) => line.level === 40 && typeof line.warning === 'string');
+    expect(logged.map((line) => [line.file, line.warning])).toEqual(expected.map((w) => ['accounts.csv', w]));
+    // No row failed, yet the report is there to say what was ignored.
+    const report = await readFile(archived('accounts.csv.errors.csv'), 'utf8');
+    expect(report.split('\r\n')).toEqual([
+      'errors.line,errors.column,errors.reason,sourceId,fullName,currencyCode,Notes,tag',
+      ...expected.map((w) => `,,"${w.replaceAll('"', '""')}"`),
+      '',
+    ]);
+    expect(ledger.entries[0]).toMatchObject({ status: 'done', failedRows: 0 });
+  });
+
+  it('when strictColumns is on and a column is unknown, then the file is rejected with the suggestion', async () => {
+    await drop('accounts.csv', 'sourceId,fullName,currencyCode,tag\nA,B,EUR,x\n');
+    const units = await pass(source({ strictColumns: true }));
+    expect(units).toEqual([]);
+    const reason = await readFile(join(dir, 'rejected', 'accounts.csv.reason.txt'), 'utf8');
+    expect(reason).toContain('unknown column "tag" (did you mean "tags"?): strictColumns is on');
+  });
+});
+
+describe('an error report dropped back', () => {
+  it('when a report of neutralised cells is corrected and dropped back as it is, then its rows are read with their values', async () => {
+    await drop(
+      'accounts.csv',
+      [
+        'sourceId,fullName,currencyCode',
+        'A,"=HYPERLINK(""http://x"")",EUR',
+        'B,-Minus,EURO',
+        'C,@Sum,EUR',
+        '',
+      ].join('\n'),
+    );
+    const [first] = await pass(source(), (unit) =>
+      unit.records.map((record, i) => ({
+        origin: { file: 'accounts.csv', line: unit.lines[i]! },
+        sourceKey: record.sourceId,
+        reason: '=cmd|calc',
+      })),
+    );
+    expect(first?.rejected.map((p) => p.sourceKey)).toEqual(['B']);
+    const report = await readFile(archived('accounts.csv.errors.csv'), 'utf8');
+    const lines = report.split('\r\n');
+    expect(lines[0]).toBe('errors.line,errors.column,errors.reason,sourceId,fullName,currencyCode');
+    // Every cell a spreadsheet would run as a formula starts with a quote; no column is repeated.
+    expect(lines.slice(1, 4)).toEqual([
+      `2,,'=cmd|calc,A,"'=HYPERLINK(""http://x"")",EUR`,
+      expect.stringMatching(/^3,currencyCode,"not an ISO 4217 currency code.*",B,'-Minus,EURO$/),
+      `4,,'=cmd|calc,C,'@Sum,EUR`,
+    ]);
+    // Corrected in place (B's currency) and dropped back under a name the drop folder takes.
+    await drop('accounts-fixed.csv', report.replace(',EURO', ',EUR'));
+    const [again] = await pass(source({ strictColumns: true }));
+    expect(again?.rejected).toEqual([]);
+    expect(again?.records.map((r) => [r.sourceId, r.kind === 'account' && r.fullName])).toEqual([
+      ['A', '=HYPERLINK("http://x")'],
+      ['B', '-Minus'],
+      ['C', '@Sum'],
+    ]);
   });
 });
 
@@ -209,13 +279,8 @@ describe('failed rows and the report', () => {
         '',
       ].join('\n'),
     );
-    const units = await pass(source(), (unit) => [
-      // The engine hands back the rows the source refused too: the report must not list them twice.
-      ...unit.rejected.map((p) => ({
-        origin: { file: p.file!, line: p.line! },
-        sourceKey: p.sourceKey,
-        reason: p.reason,
-      })),
+    // The engine hands back only the rows that failed after the source (the refused ones are its own).
+    const units = await pass(source(), () => [
       {
         origin: { file: 'invoices.csv', line: 3 },
         sourceKey: 'INV-2',
@@ -240,11 +305,11 @@ describe('failed rows and the report', () => {
     });
     const report = await readFile(archived('invoices.csv.errors.csv'), 'utf8');
     expect(report.split('\r\n')).toEqual([
-      `line,column,sourceId,reason,${INVOICE_HEADER}`,
-      '2,issuedDate; totalAmount,INV-1,"issuedDate: not a calendar date: ""2026-02-30""; totalAmount: not an amount (a decimal with a dot, like 1234.50): ""12,50""",INV-1,ACC-1,F-1,2026-02-30,2026-03-01,"12,50",2.00,,',
-      '3,accountSourceId,INV-2,no account ACC-9,INV-2,ACC-9,F-2,2026-01-13,2026-02-12,60.00,10.00,,',
-      '6,sourceId,INV-1,duplicate sourceId in this file (first on line 2),INV-1,ACC-1,F-9,2026-01-15,2026-02-14,1.00,0.00,,',
-      '7,,INV-6,the row has 10 fields but the header has 9,INV-6,ACC-1,F-6,2026-01-15,2026-02-14,1.00,0.00,,,extra',
+      `errors.line,errors.column,errors.reason,${INVOICE_HEADER}`,
+      '2,issuedDate; totalAmount,"issuedDate: not a calendar date: ""2026-02-30""; totalAmount: not an amount (a decimal with a dot, like 1234.50): ""12,50""",INV-1,ACC-1,F-1,2026-02-30,2026-03-01,"12,50",2.00,,',
+      '3,accountSourceId,no account ACC-9,INV-2,ACC-9,F-2,2026-01-13,2026-02-12,60.00,10.00,,',
+      '6,sourceId,duplicate sourceId in this file (first on line 2),INV-1,ACC-1,F-9,2026-01-15,2026-02-14,1.00,0.00,,',
+      '7,,the row has 10 fields but the header has 9,INV-6,ACC-1,F-6,2026-01-15,2026-02-14,1.00,0.00,,,extra',
       '',
     ]);
     expect(ledger.entries[0]).toMatchObject({
@@ -272,7 +337,7 @@ describe('failed rows and the report', () => {
       },
     ]);
     const report = await readFile(archived('accounts.csv.errors.csv'), 'utf8');
-    expect(report.split('\r\n')[1]).toMatch(/^3,,,"the file cannot be read from this line on/);
+    expect(report.split('\r\n')[1]).toMatch(/^3,,"the file cannot be read from this line on/);
     expect(ledger.entries[0]).toMatchObject({ status: 'failed', failedRows: 1 });
   });
 

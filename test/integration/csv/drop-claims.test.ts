@@ -36,7 +36,7 @@ async function drop(name: string, content = ACCOUNTS, mtime = secondsAgo(3600)):
 
 function source(options: { dryRun?: boolean; ledger?: InMemoryDropFileLedger } = {}): CsvSource {
   return createCsvSource({
-    config: { id: 'erp-csv', type: 'csv', dropDir: dir, stableSeconds: 5, mapping: {} },
+    config: { id: 'erp-csv', type: 'csv', dropDir: dir, stableSeconds: 5, mapping: {}, strictColumns: false },
     clock,
     logger: createLogger({ level: 'silent' }),
     ledger: options.ledger ?? ledger,
@@ -269,7 +269,14 @@ describe('claiming', () => {
 describe('misuse and configuration', () => {
   it('when the drop folder does not exist, then the pass fails with CSV_DROP_DIR_MISSING', async () => {
     const csv = createCsvSource({
-      config: { id: 'erp-csv', type: 'csv', dropDir: join(dir, 'missing'), stableSeconds: 5, mapping: {} },
+      config: {
+        id: 'erp-csv',
+        type: 'csv',
+        dropDir: join(dir, 'missing'),
+        stableSeconds: 5,
+        mapping: {},
+        strictColumns: false,
+      },
       clock,
       logger: createLogger({ level: 'silent' }),
       ledger,

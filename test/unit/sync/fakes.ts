@@ -491,15 +491,11 @@ export class FakeState implements SyncState {
     recordMany: async (inputs) => {
       for (const input of inputs) await this.failures.record(input);
     },
-    openKeys: (sourceId) =>
+    openKinds: (sourceId) =>
       this.#call(
-        'failures.openKeys',
+        'failures.openKinds',
         () =>
-          new Set(
-            [...this.failureRows.values()]
-              .filter((f) => f.sourceId === sourceId)
-              .map((f) => `${f.kind}:${f.sourceKey}`),
-          ),
+          new Set([...this.failureRows.values()].filter((f) => f.sourceId === sourceId).map((f) => f.kind)),
       ),
     resolve: (sourceId, kind, keys) =>
       this.#call('failures.resolve', () => {

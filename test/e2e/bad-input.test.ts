@@ -1,0 +1,146 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import {
+  ACCOUNT_HEADER,
+  accountRow,
+  dropCsv,
+  INVOICE_HEADER,
+  invoiceRow,
+  range,
+} from '../support/drop-data.js';
+import { TEST_DATABASE_URL } from '../support/postgres.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { lastJsonLine, type SyncEnv, syncEnv } from '../support/sync-env.js';
+
+/**
+ * Data the state DB cannot store, a misspelt header, a file of nothing but bad rows: each is the
+ * data's problem, never the pass's. The rows are failures with a reason, the file is archived
+ * with its report, and the report, corrected, can be dropped back as it is.
+ */
+
+/** The archived files of the drop folder (relative to `archive/`), and what waits or was rejected. */
+function whereFilesAre(env: SyncEnv) {
+  const archive = join(env.dropDir, 'archive');
+  return {
+    waiting: readdirSync(env.dropDir).filter((f) => f.endsWith('.csv')),
+    archived: existsSync(archive)
+      ? readdirSync(archive, { recursive: true })
+          .map(String)
+          .filter((f) => f.endsWith('.csv'))
+          .sort()
+      : [],
+    rejected: existsSync(join(env.dropDir, 'rejected')) ? readdirSync(join(env.dropDir, 'rejected')) : [],
+  };
+}
+
+async function openFailures(env: SyncEnv): Promise<number> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `select count(*)::int as n from "${env.env.DATABASE_SCHEMA}".failures where resolved_at is null`,
+    );
+    return rows[0].n;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('bad input is the data’s problem, never the pass’s', () => {
+  let sandbox: TestSandbox;
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({ rateLimit: { quota: 100_000, windowSeconds: 60 } });
+  });
+  afterAll(() => sandbox.close());
+
+  it('when a field holds a NUL byte and a header is misspelt, then the row fails before any API call, the summary warns, and the corrected report syncs', async () => {
+    const env = syncEnv(sandbox, 'postgres');
+    try {
+      dropCsv(env.dropDir, 'accounts.csv', ACCOUNT_HEADER, [
+        accountRow(1),
+        accountRow(2, { name: 'Customer\u0000 2' }),
+        accountRow(3),
+      ]);
+      dropCsv(env.dropDir, 'invoices.csv', INVOICE_HEADER.replace('paidAmount', 'paidAmout'), [
+        invoiceRow(1, 1, { paid: '10.00' }),
+      ]);
+      const first = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });
+      expect(first.code, first.stderr).toBe(2);
+      expect(lastJsonLine(first.stdout).accounts).toMatchObject({ created: 2, failed: 1 });
+      const output = first.stdout + first.stderr;
+      expect(output).toContain('line 3, fullName: C-2: fullName: holds a character that cannot be stored');
+      expect(output).toContain(
+        'invoices.csv: warning: unknown column "paidAmout" (did you mean "paidAmount"?)',
+      );
+      // Found before any API call: the service never heard of C-2.
+      const accounts = await sandbox.call('GET', '/accounts', {
+        query: { organizationId: sandbox.organizationId },
+      });
+      expect(accounts.body.nodes.map((a: any) => a.source?.sourceId).sort()).toEqual(['C-1', 'C-3']);
+      const files = whereFilesAre(env);
+      expect(files.waiting).toEqual([]);
+      expect(files.rejected).toEqual([]);
+      const report = files.archived.find((f) => f.endsWith('accounts.csv.errors.csv'));
+      expect(report).toBeDefined();
+      expect(files.archived.some((f) => f.endsWith('invoices.csv.errors.csv'))).toBe(true);
+      expect(await openFailures(env)).toBe(1);
+
+      // The report, corrected, dropped back as it is.
+      const text = readFileSync(join(env.dropDir, 'archive', report!), 'utf8');
+      expect(text.split('\r\n')[0]).toBe(`errors.line,errors.column,errors.reason,${ACCOUNT_HEADER}`);
+      writeFileSync(join(env.dropDir, 'accounts-fixed.csv'), text.replaceAll('\u0000', ''));
+      const fixed = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });
+      expect(fixed.code, fixed.stderr).toBe(0);
+      expect(lastJsonLine(fixed.stdout).accounts).toMatchObject({ created: 1, failed: 0 });
+      expect(await openFailures(env)).toBe(0);
+      const after = await sandbox.call('GET', '/accounts', {
+        query: { organizationId: sandbox.organizationId, filters: 'source:isNotEmpty' },
+      });
+      const named = after.body.nodes.find((a: any) => a.source?.sourceId === 'C-2');
+      expect(named?.fullName).toBe('Customer 2');
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  it('when a file holds 150,000 rows that all fail, then the pass finishes, the file is archived with its full report, and the next pass has nothing to do', async () => {
+    const ROWS = 150_000;
+    const env = syncEnv(sandbox, 'postgres');
+    try {
+      // Every row refused by validation: an unknown currency.
+      dropCsv(
+        env.dropDir,
+        'accounts.csv',
+        ACCOUNT_HEADER,
+        range(1, ROWS).map((i) => accountRow(i).replace(',EUR,', ',EURO,')),
+      );
+      const first = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });
+      expect(first.code, first.stderr).toBe(2);
+      expect(lastJsonLine(first.stdout).accounts).toMatchObject({ created: 0, failed: ROWS });
+      expect(first.stdout + first.stderr).toContain(`… and ${ROWS - 1000} more`);
+      const files = whereFilesAre(env);
+      expect(files.waiting).toEqual([]);
+      expect(files.rejected).toEqual([]);
+      const report = files.archived.find((f) => f.endsWith('accounts.csv.errors.csv'))!;
+      const lines = readFileSync(join(env.dropDir, 'archive', report), 'utf8')
+        .trimEnd()
+        .split('\r\n');
+      expect(lines).toHaveLength(ROWS + 1);
+      expect(await openFailures(env)).toBe(ROWS);
+
+      const again = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(lastJsonLine(again.stdout).accounts).toEqual({
+        created: 0,
+        updated: 0,
+        unchanged: 0,
+        failed: 0,
+      });
+    } finally {
+      await env.cleanup();
+    }
+  }, 120_000);
+});
