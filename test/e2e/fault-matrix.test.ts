@@ -16,6 +16,7 @@ import {
 import { TEST_DATABASE_URL } from '../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { lastJsonLine, type SyncEnv, syncEnv } from '../support/sync-env.js';
+import { startPrivateRedis } from '../support/worker-process.js';
 
 /**
  * Infrastructure faults are never a data problem: against the real CLI, a real sandbox over HTTP
@@ -196,6 +197,49 @@ describe('the fault matrix of sync --once', () => {
       await healedPass(sandbox, env);
     } finally {
       await sandbox.admin('PUT', '/faults', { errorRate: 0, latencyMs: 0 });
+      await env.cleanup();
+    }
+  });
+
+  it('when Redis (the shared rate limiter) dies mid-pass, then exit 1 names Redis, the files stay, and the pass after its restart heals', async () => {
+    const redis = await startPrivateRedis();
+    const env = await fresh();
+    env.env.REDIS_URL = redis.url;
+    try {
+      await sandbox.admin('PUT', '/faults', { latencyMs: 20 });
+      const child = spawn(process.execPath, [BIN, '--config', env.configFile, 'sync', '--once'], {
+        env: { ...process.env, ...env.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      child.stdout.resume();
+      for (;;) {
+        const stats = await sandbox.admin('GET', '/stats');
+        if (stats.accounts >= 3) break;
+        if (child.exitCode !== null) throw new Error(`the sync ended before the fault: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      await redis.kill();
+      const [code] = await once(child, 'exit');
+      await sandbox.admin('PUT', '/faults', { latencyMs: 0 });
+      expect(code, stderr).toBe(1);
+      expect(stderr).toMatch(/could not run: Redis is unavailable \(REDIS_UNAVAILABLE: /);
+      expect(stderr).not.toMatch(/Unhandled error event|Unhandled 'error' event/);
+      expect(filesOf(env).rejected).toEqual([]);
+      expect(filesOf(env).processing).toEqual([]);
+      expect(filesOf(env).waiting).toContain('invoices.csv');
+      expect((await runsOf(env)).at(-1)).toMatchObject({
+        status: 'failed',
+        error: expect.stringContaining('Redis'),
+      });
+      await redis.restart();
+      await healedPass(sandbox, env);
+    } finally {
+      await sandbox.admin('PUT', '/faults', { latencyMs: 0 });
+      await redis.kill();
       await env.cleanup();
     }
   });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../domain/clock.js';
+import { AppError, messageOf } from '../../domain/errors.js';
 import type { Logger } from '../../logging/logger.js';
 import {
   type LimiterOptions,
@@ -23,6 +24,24 @@ import {
 } from './types.js';
 
 export type LimiterAlgorithm = 'sliding-log' | 'token-bucket';
+
+/**
+ * The shared limiter's Redis did not answer (ioredis gave up on the command): no request may go out
+ * unmetered, so the caller's pass stops on an infrastructure fault and the next one resumes.
+ */
+export class LimiterStoreError extends AppError {
+  constructor(cause: unknown) {
+    super('REDIS_UNAVAILABLE', `the rate limiter's Redis did not answer: ${messageOf(cause)}`, {
+      kind: 'infrastructure',
+      retryable: true,
+      cause,
+    });
+  }
+}
+
+const storeUnavailable = (error: unknown): never => {
+  throw error instanceof AppError ? error : new LimiterStoreError(error);
+};
 
 export interface RedisRateLimiterProps extends LimiterOptions {
   /** A connection the caller owns (`close()` does not quit it). */
@@ -87,7 +106,7 @@ export class RedisRateLimiter implements MeteredRateLimiter {
     for (;;) {
       if (this.#closing.signal.aborted) throw limiterClosed();
       signal?.throwIfAborted();
-      const [waitMs, known] = await this.#tryTake(key);
+      const [waitMs, known] = await this.#tryTake(key).catch(storeUnavailable);
       if (waitMs <= 0) break;
       try {
         await this.#props.sleep(known === 1 ? waitMs : Math.min(waitMs, UNKNOWN_POLICY_POLL_MS), wake);
@@ -152,21 +171,23 @@ export class RedisRateLimiter implements MeteredRateLimiter {
     }
     const keys = this.keysOf(key);
     const seen = reaction.remaining;
-    const [foreign, pausedMs] = await this.#redis.receivablesRateObserve(
-      this.algorithm === 'token-bucket' ? keys.tat : keys.log,
-      keys.pause,
-      keys.policy,
-      ...this.#policyArgs(),
-      reaction.policy?.quota ?? '',
-      reaction.policy?.windowSeconds ?? '',
-      reaction.pauseMs ?? '',
-      seen?.remaining ?? '',
-      seen?.resetSeconds ?? 0,
-      seen?.lookbackMs ?? 0,
-      LOOKBACK_MAX_MS,
-      this.#nextMember(),
-      this.algorithm === 'sliding-log' ? '1' : '0',
-    );
+    const [foreign, pausedMs] = await this.#redis
+      .receivablesRateObserve(
+        this.algorithm === 'token-bucket' ? keys.tat : keys.log,
+        keys.pause,
+        keys.policy,
+        ...this.#policyArgs(),
+        reaction.policy?.quota ?? '',
+        reaction.policy?.windowSeconds ?? '',
+        reaction.pauseMs ?? '',
+        seen?.remaining ?? '',
+        seen?.resetSeconds ?? 0,
+        seen?.lookbackMs ?? 0,
+        LOOKBACK_MAX_MS,
+        this.#nextMember(),
+        this.algorithm === 'sliding-log' ? '1' : '0',
+      )
+      .catch(storeUnavailable);
     if (foreign > 0) {
       this.#stats.foreignRequests += foreign;
       this.#log?.debug({ key, foreign, remaining: seen?.remaining }, 'other clients use this budget');
