@@ -96,6 +96,8 @@ export async function openSyncRuntime(loaded: LoadedConfig, logger?: Logger): Pr
     for (const fn of closers.reverse()) await fn().catch(() => {});
   };
   try {
+    await holdRunLocks(state);
+    closers.push(() => state.repos.runs.releaseRunLocks());
     const redis = config.queue.redisUrl
       ? new Redis(config.queue.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false })
       : undefined;
@@ -119,6 +121,26 @@ export async function openSyncRuntime(loaded: LoadedConfig, logger?: Logger): Pr
   } catch (error) {
     await close();
     throw restatedForTerminal(error, config.api.baseUrl);
+  }
+}
+
+/**
+ * Runs started from here hold a lock that says their process is alive (see `RunsRepository`), and
+ * the runs left `running` by processes that are gone (killed, crashed) are closed as `interrupted`
+ * now; a pass of a source also closes its source's before it starts.
+ */
+async function holdRunLocks(state: StateRuntime): Promise<void> {
+  const { runs } = state.repos;
+  runs.holdRunLocks();
+  try {
+    const interrupted = await runs.interruptAbandoned();
+    if (interrupted.length > 0)
+      state.logger.warn(
+        { event: 'runs.interrupted', runs: interrupted },
+        'runs left running by a process that is gone: marked interrupted',
+      );
+  } catch (error) {
+    state.logger.warn({ err: messageOf(error) }, 'cannot close the runs of processes that are gone');
   }
 }
 

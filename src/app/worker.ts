@@ -13,8 +13,9 @@ import { type WorkerSettings, workerSettingsOf } from '../jobs/worker-settings.j
 import { createLogger } from '../logging/logger.js';
 import { SyncMetrics } from '../metrics/sync-metrics.js';
 import { PausedSources } from '../state/paused-sources.js';
+import { RUN_SHUT_DOWN } from '../state/runs.js';
 import { startDashboardServer } from './dashboard.js';
-import { openSyncRuntime, syncServiceOf } from './runtime.js';
+import { openSyncRuntime, type SyncRuntime, syncServiceOf } from './runtime.js';
 
 export interface WorkerOptions {
   /** Default: a logger at `log.level`. */
@@ -46,9 +47,16 @@ export interface RunningWorkerDaemon {
    * Stops everything in reverse order of start. Idempotent. `jobsLeft`: jobs were still running at
    * the shutdown limit, and the parts after the worker (queues, runtime, connection) were left open
    * so the running pass does not fail half-way on a closed DB: the caller must end the process now;
-   * the jobs resume in another worker once their lock expires, as after a crash.
+   * the jobs resume in another worker once their lock expires, as after a crash. Their runs are
+   * closed first, as `interrupted` with the error `shut down`.
    */
   close(): Promise<{ jobsLeft: boolean }>;
+  /**
+   * Closes the runs of the passes in progress in this process as `interrupted` (`shut down`), for an
+   * exit that cannot wait for them (a second signal), waiting at most `limitMs` (default 5 s).
+   * Returns their ids (none when the limit passed first); never throws.
+   */
+  interruptRuns(limitMs?: number): Promise<string[]>;
 }
 
 /** Each part of the daemon, closed in reverse order of start; resolving `false` stops the closing there. */
@@ -113,9 +121,31 @@ export async function startWorker(
 export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<RunningWorkerDaemon> {
   const { loaded, settings, logger } = props;
   const closers: Closer[] = [];
+  let runtime: SyncRuntime | undefined;
+  const interruptRuns = async (limitMs = CLOSE_LIMIT_MS): Promise<string[]> => {
+    if (!runtime) return [];
+    let ids: string[] = [];
+    const marking = runtime.repos.runs.interruptInProgress(RUN_SHUT_DOWN).then(
+      (interrupted) => {
+        ids = interrupted;
+      },
+      (error: Error) => logger.warn({ err: error.message }, 'cannot mark the runs in progress interrupted'),
+    );
+    await settlesWithin(marking, limitMs);
+    if (ids.length > 0)
+      logger.warn(
+        { event: 'runs.interrupted', runs: ids },
+        'runs in progress marked interrupted (shut down)',
+      );
+    return ids;
+  };
   let closing: Promise<{ jobsLeft: boolean }> | undefined;
   const close = () => {
-    closing ??= closeInReverse(closers, settings.shutdownMs, logger);
+    closing ??= closeInReverse(closers, settings.shutdownMs, logger).then(async (result) => {
+      // The jobs left run on until the process ends: their runs must not stay `running`.
+      if (result.jobsLeft) await interruptRuns();
+      return result;
+    });
     return closing;
   };
   try {
@@ -124,9 +154,10 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
     await waitForRedis(connection, settings.redisUrl, props.redisTimeoutMs ?? 10_000);
     await warnUnlessNoEviction(connection, logger);
 
-    const runtime = await openSyncRuntime(loaded, logger);
-    closers.push({ name: 'runtime', close: () => runtime.close() });
-    const paused = new PausedSources(runtime.database.db);
+    const opened = await openSyncRuntime(loaded, logger);
+    runtime = opened;
+    closers.push({ name: 'runtime', close: () => opened.close() });
+    const paused = new PausedSources(opened.database.db);
     const isPaused = (sourceId: string) => paused.isPaused(sourceId);
 
     const queues = new BullSyncQueues({ connection, settings, logger });
@@ -134,10 +165,10 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
 
     const { metrics } = props;
     metrics.watch({
-      runtimeStats: () => ({ requests: runtime.client.stats.requests, limiter: runtime.limiter.stats() }),
+      runtimeStats: () => ({ requests: opened.client.stats.requests, limiter: opened.limiter.stats() }),
     });
     const processor = createSyncProcessor({
-      service: metrics.instrumentService(syncServiceOf(runtime, loaded.config.sources)),
+      service: metrics.instrumentService(syncServiceOf(opened, loaded.config.sources)),
       sources: loaded.config.sources,
       lock: new SourceLock({ redis: connection, prefix: settings.prefix, ttlMs: settings.lockMs, logger }),
       logger,
@@ -153,13 +184,13 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
 
     const dashboard = props.dashboard
       ? await servedUnlessPortTaken(
-          () => startDashboardServer({ loaded, db: runtime.database.db, queues, metrics, logger }),
+          () => startDashboardServer({ loaded, db: opened.database.db, queues, metrics, logger }),
           logger,
         )
       : null;
     if (dashboard) closers.push({ name: 'dashboard', close: () => dashboard.close() });
 
-    return { settings, queues, dashboard, scheduled, close };
+    return { settings, queues, dashboard, scheduled, close, interruptRuns };
   } catch (error) {
     await close();
     throw error;

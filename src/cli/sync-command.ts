@@ -1,11 +1,13 @@
 import { Command } from 'commander';
 import { checkAccess, openSyncRuntime, syncServiceOf } from '../app/runtime.js';
 import { loadConfig } from '../config/load.js';
+import { RUN_SHUT_DOWN } from '../state/runs.js';
 import type { SourceSummary } from '../sync/run-sync.js';
 import { CliError, EXIT_CANNOT_RUN, EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
 import { faultLine } from './fault-line.js';
 import { ProgressLine } from './progress.js';
 import { hasFailures, jsonSummary, textSummary } from './sync-summary.js';
+import { LAST_WORDS_MS, shutdownSignals } from './worker-command.js';
 
 interface SyncFlags {
   once?: boolean;
@@ -31,7 +33,9 @@ export function syncCommand(): Command {
     .option('--json', 'print one JSON summary object as the last stdout line')
     .addHelpText(
       'after',
-      '\nExit codes: 0 every row synced or unchanged; 2 the pass finished but some rows failed (listed); 1 it could not run.',
+      '\nExit codes: 0 every row synced or unchanged; 2 the pass finished but some rows failed (listed); 1 it could not run.' +
+        '\nOn SIGTERM/SIGINT the pass in progress gets queue.shutdownSeconds to finish and no other source starts (exit 1' +
+        ' when one was skipped); past the limit, or on a second signal, it is cut short: its run is marked interrupted, exit 1.',
     )
     .action(async (flags: SyncFlags, command: Command) => {
       if (!flags.once)
@@ -48,20 +52,28 @@ export function syncCommand(): Command {
       const progress = new ProgressLine(process.stderr, () => runtime.limiter.stats().waitedMsTotal);
       const summaries: SourceSummary[] = [];
       let stopped: unknown = null;
+      const shutdown = onShutdown(runtime, loaded.config.queue.shutdownSeconds * 1000, progress);
+      const skipped: string[] = [];
       try {
         const service = syncServiceOf(runtime, loaded.config.sources, progress.onEvent);
         for (const config of sources) {
+          if (shutdown.signal) {
+            skipped.push(config.id);
+            continue;
+          }
           summaries.push(
             ...(await service.syncSource(config.id, { trigger: 'once', dryRun: flags.dryRun ?? false })),
           );
         }
         // A pass that read nothing sent nothing: one read checks that the API and the token answer
         // (an unchanged re-run, which read its rows, still costs no call).
-        if (!readAnything(summaries)) await checkAccess(runtime);
+        if (!shutdown.signal && !readAnything(summaries)) await checkAccess(runtime);
       } catch (error) {
         // The pass stopped (the API, the credentials, the state DB): what was done is still reported.
         stopped = error;
       } finally {
+        // No pass runs any more: a signal from now on ends the process as it would have before.
+        shutdown.dispose();
         progress.finish();
         await runtime.close();
       }
@@ -77,6 +89,71 @@ export function syncCommand(): Command {
       else process.stdout.write(report);
       if (flags.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
       if (stopped) throw new CliError(faultLine(stopped, loaded.config.api.baseUrl), EXIT_CANNOT_RUN);
+      if (skipped.length > 0)
+        throw new CliError(
+          `stopped by ${shutdown.signal} before syncing: ${skipped.join(', ')}`,
+          EXIT_CANNOT_RUN,
+        );
       process.exitCode = hasFailures(summaries) ? EXIT_ROWS_FAILED : EXIT_OK;
     });
+}
+
+/**
+ * SIGTERM and SIGINT during `sync --once`: the pass in progress may finish within `graceMs` (no
+ * other source starts); past it, or on a second signal, the pass is cut short: its run is closed as
+ * `interrupted` (`shut down`) and the process exits 1 at once, leaving the state DB open under the
+ * pass (closing it would fail the pass half-way). What the pass left (a claimed file, a write in
+ * flight) is taken over by the next pass, as after a crash.
+ */
+function onShutdown(
+  runtime: Awaited<ReturnType<typeof openSyncRuntime>>,
+  graceMs: number,
+  progress: ProgressLine,
+): { readonly signal: NodeJS.Signals | null; dispose(): void } {
+  const signals = shutdownSignals();
+  let signal: NodeJS.Signals | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  let disposed = false;
+  const cut = async (why: string) => {
+    if (disposed) return;
+    disposed = true;
+    progress.finish();
+    let ids: string[] = [];
+    let limit: NodeJS.Timeout | undefined;
+    await Promise.race([
+      runtime.repos.runs.interruptInProgress(RUN_SHUT_DOWN).then(
+        (interrupted) => {
+          ids = interrupted;
+        },
+        () => undefined,
+      ),
+      new Promise((resolve) => {
+        limit = setTimeout(resolve, LAST_WORDS_MS);
+      }),
+    ]);
+    clearTimeout(limit);
+    const runs = ids.length > 0 ? `; run ${ids.map((id) => `#${id}`).join(', ')} marked interrupted` : '';
+    process.stderr.write(`${why}: the pass in progress was cut short${runs}; the next pass takes it over.\n`);
+    process.exit(EXIT_CANNOT_RUN);
+  };
+  void signals.first.then((first) => {
+    if (disposed) return;
+    signal = first;
+    process.stderr.write(
+      `\n${first}: finishing the pass in progress (at most ${graceMs / 1000} s; signal again to stop at once)\n`,
+    );
+    timer = setTimeout(() => void cut(`${first}: not finished within ${graceMs / 1000} s`), graceMs);
+    timer.unref();
+  });
+  void signals.second.then((second) => cut(`${second} again`));
+  return {
+    get signal() {
+      return signal;
+    },
+    dispose() {
+      disposed = true;
+      clearTimeout(timer);
+      signals.dispose();
+    },
+  };
 }

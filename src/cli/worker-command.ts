@@ -6,12 +6,14 @@ import { EXIT_CANNOT_RUN, EXIT_OK } from './errors.js';
 
 /** After a shutdown, what still runs (a job abandoned at the limit) may not hold the process longer. */
 const LINGER_MS = 3000;
+/** On a second signal, how long closing the runs in progress may delay the exit. */
+export const LAST_WORDS_MS = 2000;
 
 /**
  * `worker`: the long-running daemon. Cron schedules enqueue passes, BullMQ workers run them (any
  * number of processes share the queue, the rate budget and the token refresh through Redis), and
  * the dashboard serves status and actions. SIGTERM or SIGINT stop it cleanly (exit 0); a second
- * signal ends it at once (exit 1).
+ * signal ends it at once (exit 1), its runs in progress closed as `interrupted` first.
  */
 export function workerCommand(): Command {
   return new Command('worker')
@@ -20,7 +22,8 @@ export function workerCommand(): Command {
     )
     .addHelpText(
       'after',
-      '\nStops on SIGTERM/SIGINT: schedules stop, running jobs get queue.shutdownSeconds to finish, then exit 0.',
+      '\nStops on SIGTERM/SIGINT: schedules stop, running jobs get queue.shutdownSeconds to finish, then exit 0' +
+        ' (a job still running then is left to another worker, its run marked interrupted). A second signal exits at once (1).',
     )
     .action(async (_flags: unknown, command: Command) => {
       const loaded = loadConfig({ file: command.optsWithGlobals().config });
@@ -40,14 +43,15 @@ export function workerCommand(): Command {
         'worker started',
       );
 
-      const signal = await nextSignal();
+      const signals = shutdownSignals();
+      const signal = await signals.first;
       logger.info({ event: 'worker.stopping', signal }, 'shutting down');
-      const again = (second: NodeJS.Signals) => {
+      void signals.second.then(async (second) => {
         logger.warn({ signal: second }, 'second signal: exiting now');
+        await daemon.interruptRuns(LAST_WORDS_MS);
         logger.flush();
         process.exit(EXIT_CANNOT_RUN);
-      };
-      process.once('SIGTERM', again).once('SIGINT', again);
+      });
       const { jobsLeft } = await daemon.close();
       logger.info({ event: 'worker.stopped', jobsLeft }, 'worker stopped');
       logger.flush();
@@ -58,13 +62,47 @@ export function workerCommand(): Command {
     });
 }
 
-/** The first SIGTERM or SIGINT. */
-function nextSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals) => {
-      process.off('SIGTERM', on).off('SIGINT', on);
-      resolve(signal);
-    };
-    process.on('SIGTERM', on).on('SIGINT', on);
+/**
+ * The same signal again within this long is one signal delivered twice, not a second one: a
+ * terminal's Ctrl-C reaches every process of the foreground group (the `bin/` wrapper, which
+ * forwards it, and this process), and systemd signals every process of a unit.
+ */
+export const REPEATED_SIGNAL_MS = 1000;
+
+/** The shutdown signals of a long-running command (SIGTERM, SIGINT): the first, and a second one. */
+export interface ShutdownSignals {
+  first: Promise<NodeJS.Signals>;
+  /** A second signal (not the first one delivered twice): the command must end at once. */
+  second: Promise<NodeJS.Signals>;
+  /** Stops listening: the signals end the process again (Node's default). */
+  dispose(): void;
+}
+
+/** Listens to SIGTERM and SIGINT from now on (they no longer end the process by themselves). */
+export function shutdownSignals(): ShutdownSignals {
+  let first: { signal: NodeJS.Signals; at: number } | undefined;
+  let onFirst!: (signal: NodeJS.Signals) => void;
+  let onSecond!: (signal: NodeJS.Signals) => void;
+  const firstSignal = new Promise<NodeJS.Signals>((resolve) => {
+    onFirst = resolve;
   });
+  const secondSignal = new Promise<NodeJS.Signals>((resolve) => {
+    onSecond = resolve;
+  });
+  const on = (signal: NodeJS.Signals) => {
+    if (!first) {
+      first = { signal, at: Date.now() };
+      onFirst(signal);
+    } else if (signal !== first.signal || Date.now() - first.at >= REPEATED_SIGNAL_MS) {
+      onSecond(signal);
+    }
+  };
+  process.on('SIGTERM', on).on('SIGINT', on);
+  return {
+    first: firstSignal,
+    second: secondSignal,
+    dispose: () => {
+      process.off('SIGTERM', on).off('SIGINT', on);
+    },
+  };
 }

@@ -64,5 +64,9 @@ export interface FailureRow {
   lastFailedAt: Date;
 }
 
-/** A pass's status: `partial` when some rows failed, `failed` when it stopped. */
-export type RunStatus = 'running' | 'succeeded' | 'partial' | 'failed';
+/**
+ * A pass's status: `partial` when some rows failed, `failed` when it stopped on an error,
+ * `interrupted` when its process stopped before it finished (a shutdown that could not wait for it:
+ * error `shut down`; a killed or crashed process, found by a later pass).
+ */
+export type RunStatus = 'running' | 'succeeded' | 'partial' | 'failed' | 'interrupted';

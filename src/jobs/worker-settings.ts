@@ -9,7 +9,11 @@ export interface WorkerSettings {
   concurrency: number;
   /** A job whose worker stopped renewing its lock for this long is handed to another worker. */
   lockMs: number;
-  /** How often each worker looks for jobs whose lock expired (a crashed worker's). */
+  /**
+   * How often each worker runs BullMQ's stalled check (jobs whose lock expired: a crashed
+   * worker's): `stalledCheckIntervalMs(lockMs, stalledCheckMs)`, so that a job whose worker died is
+   * resumed within `lockSeconds + stalledCheckSeconds`.
+   */
   stalledIntervalMs: number;
   /** Times a job may be recovered from a crashed worker before it fails for good. */
   maxStalledCount: number;
@@ -56,12 +60,13 @@ export function workerSettingsOf(config: Pick<Config, 'queue'>): WorkerSettings 
   if (!queue.redisUrl) return null;
   const seconds = (value: number | undefined, fallback: number) => Math.round((value ?? fallback) * 1000);
   const lockMs = seconds(queue.lockSeconds, WORKER_DEFAULTS.lockSeconds);
+  const stalledCheckMs = seconds(queue.stalledCheckSeconds, WORKER_DEFAULTS.stalledCheckSeconds);
   return {
     redisUrl: queue.redisUrl,
     prefix: queue.prefix ?? WORKER_DEFAULTS.prefix,
     concurrency: queue.concurrency ?? WORKER_DEFAULTS.concurrency,
     lockMs,
-    stalledIntervalMs: seconds(queue.stalledCheckSeconds, WORKER_DEFAULTS.stalledCheckSeconds),
+    stalledIntervalMs: stalledCheckIntervalMs(lockMs, stalledCheckMs),
     maxStalledCount: 2,
     attempts: queue.attempts ?? WORKER_DEFAULTS.attempts,
     backoffMs: seconds(queue.backoffSeconds, WORKER_DEFAULTS.backoffSeconds),
@@ -70,4 +75,24 @@ export function workerSettingsOf(config: Pick<Config, 'queue'>): WorkerSettings 
     keepFailed: 5000,
     sourceBusyRetryMs: Math.min(5000, Math.max(250, Math.round(lockMs / 4))),
   };
+}
+
+/**
+ * The period of BullMQ's stalled check that keeps the promise of `queue.stalledCheckSeconds`: a job
+ * whose worker died is resumed at most `lock + stalledCheck` after (plus well under a second).
+ *
+ * BullMQ resumes such a job at the first check that finds its lock expired, and only if an earlier
+ * check, after the last renewal of the lock, marked it as possibly stalled (each renewal clears
+ * that mark). The checks of all workers share one `stalled-check` key that expires one `interval`
+ * after the last check: a live worker whose tick comes while the dead worker's last check is still
+ * that recent skips it, so the first check after a death can come `2 × interval` after it. Checking
+ * every `interval` thus resumes a job within `max(3 × interval, lock + interval)` of its worker's
+ * death: 90 s with 30 s and 30 s, where `lock + interval` (60 s) was meant. Checking every
+ * `min(stalledCheck, (lock + stalledCheck) / 3)` brings it back to `lock + stalledCheck`.
+ *
+ * @example stalledCheckIntervalMs(30_000, 30_000) // 20_000: resumed within 60 s
+ * @example stalledCheckIntervalMs(2_000, 1_000) // 1_000: resumed within 3 s
+ */
+export function stalledCheckIntervalMs(lockMs: number, stalledCheckMs: number): number {
+  return Math.max(1, Math.floor(Math.min(stalledCheckMs, (lockMs + stalledCheckMs) / 3)));
 }

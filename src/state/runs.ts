@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { RunStatus } from '../domain/sync-state.js';
 import type { StateDb } from './database.js';
 import type { RunsTable } from './schema.js';
@@ -17,9 +17,170 @@ export interface RunRow {
   finishedAt: Date | null;
 }
 
-/** One row per pass of one source, with its counts. */
+/** The `error` of a run closed by a graceful shutdown that could not wait for its pass. */
+export const RUN_SHUT_DOWN = 'shut down';
+/** The `error` of a run whose process ended without closing it (SIGKILL, a crash, a lost machine). */
+export const RUN_PROCESS_GONE = 'its process ended before the pass finished (killed or crashed)';
+
+/**
+ * The advisory lock of a run: a key space per state DB schema (schemas can share a database), the
+ * run id. Two int4 keys, so they never meet the single-bigint locks of the migrator.
+ */
+const LOCK_SPACE = sql`hashtext(${'receivables-sync.runs.'} || current_schema())`;
+const lockKey = (id: string) => sql`${LOCK_SPACE}, (${id}::bigint % 2147483647)::int`;
+
+/**
+ * One connection of the process holding a Postgres session advisory lock per run in progress: the
+ * lock says "the process running this run is alive". Postgres releases a session's locks when the
+ * session ends, so a process that is killed (or loses its machine) leaves its runs unlocked at
+ * once. The connection is checked out of the pool while at least one run is held, and given back,
+ * its locks released, when none is.
+ *
+ * A state DB of one connection (the embedded one) serves one process: there, no lock is held, and
+ * a run that is not this process's is dead.
+ */
+class RunLockSession {
+  /** The locks this session holds (the runs that got theirs). */
+  readonly #locked = new Set<string>();
+  readonly #oneProcess: boolean;
+  #connection: Promise<StateDb> | null = null;
+  #end: (() => void) | null = null;
+  #chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly db: StateDb) {
+    this.#oneProcess = db.getExecutor().adapter.supportsMultipleConnections === false;
+  }
+
+  /** Takes the lock of `id` (false: another session holds it, which only a key collision can do). */
+  lock(id: string): Promise<boolean> {
+    if (this.#oneProcess) return Promise.resolve(true);
+    return this.#serial(async () => {
+      const conn = await this.#open();
+      const { rows } = await sql<{
+        locked: boolean;
+      }>`select pg_try_advisory_lock(${lockKey(id)}) as locked`.execute(conn);
+      const locked = rows[0]?.locked === true;
+      if (locked) this.#locked.add(id);
+      return locked;
+    });
+  }
+
+  /** Gives up the lock of `id`; the connection goes back to the pool with the last one. */
+  unlock(id: string): Promise<void> {
+    if (this.#oneProcess) return Promise.resolve();
+    return this.#serial(async () => {
+      if (!this.#locked.delete(id) || !this.#connection) return;
+      const conn = await this.#connection;
+      await sql`select pg_advisory_unlock(${lockKey(id)})`.execute(conn);
+      if (this.#locked.size === 0) await this.#close();
+    });
+  }
+
+  /** Gives up every lock (before the state DB closes: a checked-out connection would hold its pool open). */
+  close(): Promise<void> {
+    if (this.#oneProcess) return Promise.resolve();
+    return this.#serial(() => this.#close());
+  }
+
+  /** Operations run one at a time; a failed one (a lost connection) drops the session and its locks. */
+  #serial<T>(operation: () => Promise<T>): Promise<T> {
+    const result = this.#chain.then(operation).catch(async (error: unknown) => {
+      await this.#close();
+      throw error;
+    });
+    this.#chain = result.catch(() => undefined);
+    return result;
+  }
+
+  #open(): Promise<StateDb> {
+    this.#connection ??= new Promise<StateDb>((resolve, reject) => {
+      const ended = new Promise<void>((end) => {
+        this.#end = end;
+      });
+      this.db
+        .connection()
+        .execute(async (conn) => {
+          resolve(conn);
+          await ended;
+        })
+        .catch((error: unknown) => {
+          this.#connection = null;
+          reject(error);
+        });
+    });
+    return this.#connection;
+  }
+
+  /**
+   * Releases every lock of the session, then gives the connection back to the pool (where the
+   * session lives on: its locks must not).
+   */
+  async #close(): Promise<void> {
+    this.#locked.clear();
+    const connection = this.#connection;
+    const end = this.#end;
+    this.#connection = null;
+    this.#end = null;
+    if (!connection) return;
+    try {
+      await sql`select pg_advisory_unlock_all()`.execute(await connection);
+    } catch {
+      // The connection is lost, and its session with it: nothing is left locked.
+    } finally {
+      end?.();
+    }
+  }
+}
+
+/** What this process knows of the runs it started, per state DB (every repository over it shares it). */
+interface RunTracking {
+  /** Runs started here and not finished. */
+  inProgress: Set<string>;
+  /** Set by `holdRunLocks()`: the runs in progress hold a lock that proves their process alive. */
+  locks: RunLockSession | null;
+}
+
+const tracking = new WeakMap<StateDb, RunTracking>();
+
+function trackingOf(db: StateDb): RunTracking {
+  let of = tracking.get(db);
+  if (!of) {
+    of = { inProgress: new Set(), locks: null };
+    tracking.set(db, of);
+  }
+  return of;
+}
+
+/**
+ * One row per pass of one source, with its counts.
+ *
+ * A run never stays `running` once its pass is over: the pass finishes it (`succeeded`, `partial`,
+ * `failed`); a graceful shutdown that cannot wait for the pass closes it as `interrupted` with the
+ * error `shut down` (`interruptInProgress`); and when its process was killed, the next pass of its
+ * source (or the next process opening the sync runtime) finds it `running` with nobody holding its
+ * lock and closes it as `interrupted` (`interruptAbandoned`). The locks are taken once the
+ * composition root calls `holdRunLocks()` (and released by `releaseRunLocks()` before the DB closes).
+ */
 export class RunsRepository {
   constructor(private readonly db: StateDb) {}
+
+  /**
+   * From now on, every run this process starts on this state DB holds a session advisory lock
+   * while it is in progress, and each start first closes the source's abandoned runs. Call
+   * `releaseRunLocks()` before closing the DB.
+   */
+  holdRunLocks(): void {
+    const of = trackingOf(this.db);
+    of.locks ??= new RunLockSession(this.db);
+  }
+
+  /** Gives up the locks (the connection that holds them goes back to the pool). */
+  async releaseRunLocks(): Promise<void> {
+    const of = trackingOf(this.db);
+    const locks = of.locks;
+    of.locks = null;
+    await locks?.close();
+  }
 
   async start(sourceId: string, trigger: string, dryRun: boolean): Promise<string> {
     await this.db
@@ -27,12 +188,52 @@ export class RunsRepository {
       .values({ id: sourceId, type: 'unknown' })
       .onConflict((oc) => oc.doNothing())
       .execute();
-    const row = await this.db
-      .insertInto('runs')
-      .values({ source_id: sourceId, trigger, status: 'running', dry_run: dryRun, counts: '{}', error: null })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return String(row.id);
+    const { inProgress, locks } = trackingOf(this.db);
+    if (!locks) {
+      const row = await this.db
+        .insertInto('runs')
+        .values({
+          source_id: sourceId,
+          trigger,
+          status: 'running',
+          dry_run: dryRun,
+          counts: '{}',
+          error: null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const id = String(row.id);
+      inProgress.add(id);
+      return id;
+    }
+    await this.interruptAbandoned(sourceId);
+    // The lock is taken before the row exists: no other process ever sees this run unlocked.
+    const { rows } = await sql<{
+      id: string;
+    }>`select nextval(pg_get_serial_sequence('runs', 'id'))::text as id`.execute(this.db);
+    const id = rows[0]!.id;
+    // Without its lock (the connection holding them was lost), the run still runs; another process
+    // may then take it for abandoned, and its finish writes the real outcome over that.
+    await locks.lock(id).catch(() => false);
+    try {
+      await this.db
+        .insertInto('runs')
+        .values({
+          id,
+          source_id: sourceId,
+          trigger,
+          status: 'running',
+          dry_run: dryRun,
+          counts: '{}',
+          error: null,
+        })
+        .execute();
+    } catch (error) {
+      await locks.unlock(id).catch(() => undefined);
+      throw error;
+    }
+    inProgress.add(id);
+    return id;
   }
 
   async finish(
@@ -41,11 +242,66 @@ export class RunsRepository {
     counts: Record<string, unknown>,
     error: string | null = null,
   ): Promise<void> {
-    await this.db
-      .updateTable('runs')
-      .set({ status, counts: JSON.stringify(counts), error, finished_at: new Date() })
-      .where('id', '=', id)
-      .execute();
+    try {
+      await this.db
+        .updateTable('runs')
+        .set({ status, counts: JSON.stringify(counts), error, finished_at: new Date() })
+        .where('id', '=', id)
+        .execute();
+    } finally {
+      await this.#forget(id);
+    }
+  }
+
+  /**
+   * Closes as `interrupted` the `running` runs (of one source, or all) whose process is gone:
+   * nobody holds their lock. Runs of this process are never touched. Returns their ids.
+   * Runs only once `holdRunLocks()` was called (a process that holds no lock of its own cannot
+   * tell its runs from dead ones).
+   */
+  async interruptAbandoned(sourceId?: string): Promise<string[]> {
+    const { inProgress, locks } = trackingOf(this.db);
+    if (!locks) return [];
+    let query = this.db.selectFrom('runs').select('id').where('status', '=', 'running');
+    if (sourceId !== undefined) query = query.where('source_id', '=', sourceId);
+    const candidates = (await query.execute()).map((r) => String(r.id)).filter((id) => !inProgress.has(id));
+    const interrupted: string[] = [];
+    for (const id of candidates) {
+      // The lock is tried for this one run and released with the statement: free means nobody
+      // holds it, so its process is gone (a live one holds it from before its row existed).
+      const result = await this.db
+        .updateTable('runs')
+        .set({ status: 'interrupted', error: RUN_PROCESS_GONE, finished_at: new Date() })
+        .where('id', '=', id)
+        .where('status', '=', 'running')
+        .where(sql<boolean>`pg_try_advisory_xact_lock(${lockKey(id)})`)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) > 0) interrupted.push(id);
+    }
+    return interrupted;
+  }
+
+  /**
+   * Closes as `interrupted` (error `reason`, default `shut down`) every run this process started
+   * and has not finished: a shutdown that cannot wait for its passes. A pass that still finishes
+   * afterwards overwrites it with its real outcome. Returns their ids.
+   */
+  async interruptInProgress(reason: string = RUN_SHUT_DOWN): Promise<string[]> {
+    const { inProgress } = trackingOf(this.db);
+    const ids = [...inProgress];
+    if (ids.length === 0) return [];
+    try {
+      const rows = await this.db
+        .updateTable('runs')
+        .set({ status: 'interrupted', error: reason, finished_at: new Date() })
+        .where('id', 'in', ids)
+        .where('status', '=', 'running')
+        .returning('id')
+        .execute();
+      return rows.map((r) => String(r.id));
+    } finally {
+      for (const id of ids) await this.#forget(id);
+    }
   }
 
   async recent(sourceId?: string, limit = 20): Promise<RunRow[]> {
@@ -53,6 +309,13 @@ export class RunsRepository {
     if (sourceId) query = query.where('source_id', '=', sourceId);
     const rows = await query.orderBy('id', 'desc').limit(limit).execute();
     return rows.map(toRunRow);
+  }
+
+  /** The run is no longer this process's: its lock is given up (after its row was written). */
+  async #forget(id: string): Promise<void> {
+    const { inProgress, locks } = trackingOf(this.db);
+    if (!inProgress.delete(id)) return;
+    await locks?.unlock(id).catch(() => undefined);
   }
 }
 

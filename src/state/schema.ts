@@ -6,6 +6,7 @@ type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefine
 type Json<T extends object | null> = JSONColumnType<T, T | string, T | string>;
 
 import type { RecordKind } from '../domain/records.js';
+import type { RunStatus } from '../domain/sync-state.js';
 
 export type { RecordKind };
 
@@ -25,7 +26,7 @@ export interface RunsTable {
   id: Generated<string>;
   source_id: string;
   trigger: string;
-  status: 'running' | 'succeeded' | 'partial' | 'failed';
+  status: RunStatus;
   dry_run: Generated<boolean>;
   counts: Json<Record<string, unknown>>;
   error: string | null;

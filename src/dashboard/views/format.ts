@@ -25,7 +25,7 @@ export function duration(ms: number | null): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-/** A status word in a coloured badge (`succeeded`, `partial`, `failed`, `running`, `paused`, ...). */
+/** A status word in a coloured badge (`succeeded`, `partial`, `failed`, `interrupted`, `running`, `paused`, ...). */
 export const badge = (status: string, label: HtmlValue = status): SafeHtml =>
   html`<span class="badge badge-${status}" data-status="${status}">${label}</span>`;
 

@@ -1,0 +1,169 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, REPO_ROOT, runCli } from '../support/cli.js';
+import {
+  ACCOUNT_HEADER,
+  accountRow,
+  dropCsv,
+  INVOICE_HEADER,
+  invoiceRow,
+  range,
+} from '../support/drop-data.js';
+import { TEST_DATABASE_URL } from '../support/postgres.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { lastJsonLine, type SyncEnv, syncEnv } from '../support/sync-env.js';
+
+const ACCOUNTS = 30;
+const INVOICES = 150;
+
+interface RunLine {
+  id: string;
+  status: string;
+  error: string | null;
+}
+
+/** The `runs` rows of the env's Postgres schema, oldest first. */
+async function runsOf(env: SyncEnv): Promise<RunLine[]> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<RunLine>(
+      `select id::text as id, status, error from "${env.env.DATABASE_SCHEMA}".runs order by id`,
+    );
+    return rows;
+  } finally {
+    await client.end();
+  }
+}
+
+function dropAll(env: SyncEnv) {
+  dropCsv(
+    env.dropDir,
+    'accounts.csv',
+    ACCOUNT_HEADER,
+    range(1, ACCOUNTS).map((i) => accountRow(i)),
+  );
+  dropCsv(
+    env.dropDir,
+    'invoices.csv',
+    INVOICE_HEADER,
+    range(1, INVOICES).map((i) => invoiceRow(i, (i % ACCOUNTS) + 1)),
+  );
+}
+
+/** `sync --once --json`, its stderr kept. */
+function startSync(env: SyncEnv): { child: ChildProcess; stderr: () => string } {
+  const child = spawn(process.execPath, [BIN, '--config', env.configFile, 'sync', '--once', '--json'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  return { child, stderr: () => stderr };
+}
+
+/** Waits until the pass is under way: some invoices exist, not all. */
+async function midPass(sandbox: TestSandbox, child: ChildProcess): Promise<void> {
+  for (;;) {
+    const stats = await sandbox.admin('GET', '/stats');
+    if (stats.invoices >= 20) return;
+    if (child.exitCode !== null) throw new Error('the sync ended before the signal');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('sync --once: a run never stays running', () => {
+  // A sandbox per test: each one counts the invoices of its own pass.
+  let sandbox: TestSandbox;
+  beforeEach(async () => {
+    sandbox = await startTestSandbox({ rateLimit: { quota: 100_000, windowSeconds: 60 } });
+  });
+  afterEach(() => sandbox.close());
+
+  async function syncAgainExactly(env: SyncEnv) {
+    await sandbox.admin('PUT', '/faults', { latencyMs: 0 });
+    const again = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });
+    expect(again.code, again.stderr).toBe(0);
+    const summary = lastJsonLine(again.stdout);
+    expect(summary.invoices.failed).toBe(0);
+    // The sandbox refuses a second invoice of a sourceId: every one exists exactly once.
+    expect(await sandbox.admin('GET', '/stats')).toMatchObject({ accounts: ACCOUNTS, invoices: INVOICES });
+  }
+
+  it('when SIGTERM comes mid-pass and the pass outlasts queue.shutdownSeconds, then the pass is cut, its run is interrupted ("shut down"), exit 1, and the next pass finishes the work', async () => {
+    const env = syncEnv(sandbox, 'postgres', 'queue:\n  shutdownSeconds: 0.5\n');
+    try {
+      dropAll(env);
+      await sandbox.admin('PUT', '/faults', { latencyMs: 40 });
+      const { child, stderr } = startSync(env);
+      await midPass(sandbox, child);
+      const signalled = Date.now();
+      child.kill('SIGTERM');
+      const [code] = (await once(child, 'exit')) as [number | null];
+      expect(code, stderr()).toBe(1);
+      expect(Date.now() - signalled).toBeLessThan(5000);
+      expect(stderr()).toMatch(
+        /SIGTERM: not finished within 0\.5 s: the pass in progress was cut short; run #\d+ marked interrupted/,
+      );
+      expect(await runsOf(env)).toEqual([
+        { id: expect.any(String), status: 'interrupted', error: 'shut down' },
+      ]);
+
+      await syncAgainExactly(env);
+      const runs = await runsOf(env);
+      expect(runs.map((r) => r.status)).toEqual(['interrupted', 'succeeded']);
+    } finally {
+      await sandbox.admin('PUT', '/faults', { latencyMs: 0 });
+      await env.cleanup();
+    }
+  });
+
+  it('when SIGTERM comes mid-pass and the pass finishes within queue.shutdownSeconds, then its run succeeds and the exit code is the pass’s', async () => {
+    const env = syncEnv(sandbox, 'postgres');
+    try {
+      dropAll(env);
+      await sandbox.admin('PUT', '/faults', { latencyMs: 10 });
+      const { child, stderr } = startSync(env);
+      await midPass(sandbox, child);
+      child.kill('SIGTERM');
+      const [code] = (await once(child, 'exit')) as [number | null];
+      expect(code, stderr()).toBe(0);
+      expect(stderr()).toContain('SIGTERM: finishing the pass in progress');
+      expect((await runsOf(env)).map((r) => r.status)).toEqual(['succeeded']);
+    } finally {
+      await sandbox.admin('PUT', '/faults', { latencyMs: 0 });
+      await env.cleanup();
+    }
+  });
+
+  it('when the process is killed (SIGKILL) mid-pass, then the next pass marks the dead run interrupted and no run is left running', async () => {
+    const env = syncEnv(sandbox, 'postgres');
+    try {
+      dropAll(env);
+      await sandbox.admin('PUT', '/faults', { latencyMs: 15 });
+      const { child } = startSync(env);
+      await midPass(sandbox, child);
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      // Nobody could close it: it is `running` until a pass of its source finds its process gone.
+      const [dead] = await runsOf(env);
+      expect(dead).toMatchObject({ status: 'running' });
+
+      await syncAgainExactly(env);
+      expect(await runsOf(env)).toEqual([
+        {
+          id: dead!.id,
+          status: 'interrupted',
+          error: 'its process ended before the pass finished (killed or crashed)',
+        },
+        { id: expect.any(String), status: 'succeeded', error: null },
+      ]);
+    } finally {
+      await sandbox.admin('PUT', '/faults', { latencyMs: 0 });
+      await env.cleanup();
+    }
+  });
+});
