@@ -1,8 +1,10 @@
 /**
  * A drop file whose rows all fail validation, synced by the real CLI: the pass must finish, write
  * every failure to the state DB and the report, keep memory bounded, and not take the file again.
+ * With `--downstream`, the rows are valid invoices that all fail after the source instead (their
+ * account does not exist): the engine hands those failures to the file's unit batch by batch.
  *
- *   npx tsx bench/invalid-rows.ts [--rows 500000] [--heap-mb N]
+ *   npx tsx bench/invalid-rows.ts [--rows 500000] [--heap-mb N] [--downstream]
  *   DATABASE_URL=postgres://... npx tsx bench/invalid-rows.ts     # the state in Postgres
  *
  * Prints the pass's wall time, its peak RSS (GNU time's maximum resident set size, or sampled from
@@ -34,6 +36,7 @@ const arg = (name: string, fallback: number) => {
 };
 const ROWS = arg('rows', 500_000);
 const HEAP_MB = arg('heap-mb', 0);
+const DOWNSTREAM = process.argv.includes('--downstream');
 const nodeArgs = HEAP_MB > 0 ? [`--max-old-space-size=${HEAP_MB}`] : [];
 const MAIN = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
 if (!existsSync(MAIN)) throw new Error('run `npm run build` first: the bench runs the built CLI');
@@ -46,15 +49,22 @@ writeFileSync(
   configFile,
   `state:\n  dataDir: ${join(dir, 'data')}\nsources:\n  - id: bench-csv\n    type: csv\n    dropDir: ${dropDir}\n    stableSeconds: 0\n`,
 );
-const header =
-  'sourceId,fullName,currencyCode,billingAddress.street,billingAddress.city,billingAddress.postalCode,billingAddress.country,tags,updatedAt';
+const header = DOWNSTREAM
+  ? 'sourceId,accountSourceId,number,issuedDate,dueDate,totalAmount,taxAmount,file,paidAmount'
+  : 'sourceId,fullName,currencyCode,billingAddress.street,billingAddress.city,billingAddress.postalCode,billingAddress.country,tags,updatedAt';
 const lines = [header];
-// Every row refused: "EURO" is no ISO 4217 code.
-for (let i = 1; i <= ROWS; i++) lines.push(`C-${i},Customer ${i},EURO,${i} quai,Nantes,44000,FR,,`);
-writeFileSync(join(dropDir, 'accounts.csv'), `${lines.join('\n')}\n`);
+for (let i = 1; i <= ROWS; i++)
+  lines.push(
+    DOWNSTREAM
+      ? `INV-${i},C-404,F-${i},2026-01-10,2026-02-09,120.00,20.00,,` // no account C-404
+      : `C-${i},Customer ${i},EURO,${i} quai,Nantes,44000,FR,,`, // "EURO" is no ISO 4217 code
+  );
+writeFileSync(join(dropDir, DOWNSTREAM ? 'invoices.csv' : 'accounts.csv'), `${lines.join('\n')}\n`);
 lines.length = 0;
 
-const sandbox = await startSandbox({ port: 0 });
+// A quota the bench never reaches: it measures the pass, not the rate limit (10,000 lookups for
+// 500,000 unknown invoices would take 33 minutes at 300 per minute).
+const sandbox = await startSandbox({ port: 0 }, { rateLimit: { quota: 1_000_000, windowSeconds: 60 } });
 const databaseUrl = process.env.DATABASE_URL || '';
 const schema = databaseUrl ? `bench_invalid_${process.pid}` : '';
 const env = {
@@ -119,7 +129,7 @@ async function pass(): Promise<Pass> {
     code,
     seconds,
     peakRssMb: kb > 0 ? Math.round(kb / 1024) : null,
-    failed: summary.accounts?.failed ?? -1,
+    failed: (DOWNSTREAM ? summary.invoices?.failed : summary.accounts?.failed) ?? -1,
   };
 }
 
@@ -139,7 +149,9 @@ try {
   const report = await reportRows();
   const waiting = readdirSync(dropDir).filter((f) => f.endsWith('.csv')).length;
   const second = await pass();
-  console.log(`rows, all invalid:        ${ROWS.toLocaleString('en')}`);
+  console.log(
+    `rows, all failing:        ${ROWS.toLocaleString('en')} (${DOWNSTREAM ? 'after the source' : 'invalid'})`,
+  );
   console.log(`first pass:               exit ${first.code}, ${first.failed.toLocaleString('en')} failed`);
   console.log(
     `  wall time:              ${first.seconds.toFixed(1)} s (${Math.round(ROWS / first.seconds)} rows/s)`,
@@ -156,6 +168,7 @@ try {
       bench: 'invalid-rows',
       state: databaseUrl ? 'postgres' : 'embedded',
       rows: ROWS,
+      failing: DOWNSTREAM ? 'downstream' : 'invalid',
       heapCapMb: HEAP_MB || null,
       exit: first.code,
       failed: first.failed,

@@ -28,8 +28,16 @@ export interface SourceUnit {
    */
   batches(): AsyncIterable<SourceBatch>;
   /**
+   * The failures of one batch, once the engine processed it (before it asks for the next): a unit
+   * that takes them here gets none in `complete`, so a unit of a million failed rows costs it no
+   * memory (the CSV source spools them for the report; the SQL source has no use for them). A unit
+   * without it gets them all in `complete`.
+   */
+  failed?(failures: readonly DownstreamFailure[]): Promise<void>;
+  /**
    * Every record was synced or recorded as a failure: archive the file and write the report,
-   * or advance the cursor to `cursor` (opaque, source-defined).
+   * or advance the cursor to `cursor` (opaque, source-defined). `failures`: those not given to
+   * `failed` (the rows the source refused itself are not among them: it has them).
    */
   complete(outcome: { failures: readonly DownstreamFailure[] }): Promise<void>;
   /** What the user should know about the unit as a whole (a CSV header's unknown columns), if any. */

@@ -67,7 +67,9 @@ export class PassReport {
   readonly plan: PlannedOperation[] = [];
   /** The failures of the pass as the summary lists them (at most `LISTED_FAILURES`). */
   readonly listed: Array<DownstreamFailure & { unit: string }> = [];
+  /** The unit's failures not yet handed to it (see `takeUnitFailures`). */
   #unitFailures: DownstreamFailure[] = [];
+  #unitFailed = 0;
   #unit = '';
 
   constructor(readonly progress: (event: ProgressEvent) => void = () => {}) {}
@@ -75,13 +77,21 @@ export class PassReport {
   /** A new unit starts: its failures are collected afresh. */
   startUnit(name: string): void {
     this.#unitFailures = [];
+    this.#unitFailed = 0;
     this.#unit = name;
     this.progress({ type: 'unit', name });
   }
 
-  /** The failures of the current unit. */
-  get unitFailures(): readonly DownstreamFailure[] {
-    return this.#unitFailures;
+  /** The failures of the current unit since the last call: handed to the unit, then forgotten here. */
+  takeUnitFailures(): DownstreamFailure[] {
+    const taken = this.#unitFailures;
+    this.#unitFailures = [];
+    return taken;
+  }
+
+  /** How many records of the current unit failed after the source let them through. */
+  get unitFailed(): number {
+    return this.#unitFailed;
   }
 
   count(kind: RecordKind, outcome: Outcome): void {
@@ -98,7 +108,10 @@ export class PassReport {
   failed(kind: RecordKind, failure: DownstreamFailure, options: { downstream: boolean }): void {
     this.count(kind, 'failed');
     if (this.listed.length < LISTED_FAILURES) this.listed.push({ ...failure, unit: this.#unit });
-    if (options.downstream) this.#unitFailures.push(failure);
+    if (options.downstream) {
+      this.#unitFailures.push(failure);
+      this.#unitFailed++;
+    }
   }
 
   /** A dry run's planned write; returns the outcome it would have. */

@@ -86,8 +86,8 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
         continue;
       }
       if (dryRun) await unit.release();
-      else await unit.complete({ failures: report.unitFailures });
-      ctx.logger.info({ unit: unit.name, failed: report.unitFailures.length }, 'unit done');
+      else await unit.complete({ failures: report.takeUnitFailures() });
+      ctx.logger.info({ unit: unit.name, failed: report.unitFailed }, 'unit done');
     }
   } catch (error) {
     // The run says why; when the state DB is what failed, the run's row may not be writable either.
@@ -122,7 +122,11 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
  */
 async function drainUnit(ctx: PassScope, tags: TagResolver, unit: SourceUnit): Promise<true | string> {
   try {
-    for await (const batch of readAhead(unit.batches())) await processBatch(ctx, tags, batch);
+    for await (const batch of readAhead(unit.batches())) {
+      await processBatch(ctx, tags, batch);
+      // Handed over batch by batch when the unit takes them: the pass keeps none in memory.
+      if (unit.failed) await unit.failed(ctx.report.takeUnitFailures());
+    }
     return true;
   } catch (error) {
     const reason = messageOf(error);

@@ -106,6 +106,35 @@ describe('bad input is the data’s problem, never the pass’s', () => {
     }
   });
 
+  it('when 20,000 invoices all fail after the source (their account is missing), then each is in the report with its row, in line order', async () => {
+    const ROWS = 20_000;
+    const env = syncEnv(sandbox, 'postgres');
+    try {
+      dropCsv(
+        env.dropDir,
+        'invoices.csv',
+        INVOICE_HEADER,
+        // Keys of their own: the sandbox is shared with the other tests of this file.
+        range(1, ROWS).map((i) => invoiceRow(i, 404).replace(/^INV-/, 'ORPHAN-')),
+      );
+      const first = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });
+      expect(first.code, first.stderr).toBe(2);
+      expect(lastJsonLine(first.stdout).invoices).toMatchObject({ created: 0, failed: ROWS });
+      const report = whereFilesAre(env).archived.find((f) => f.endsWith('invoices.csv.errors.csv'))!;
+      const lines = readFileSync(join(env.dropDir, 'archive', report), 'utf8')
+        .trimEnd()
+        .split('\r\n');
+      expect(lines).toHaveLength(ROWS + 1);
+      // Each row under its line, with the row as it was (the fields read back from the file).
+      const numbers = lines.slice(1).map((line) => Number(line.split(',')[0]));
+      expect(numbers).toEqual(range(2, ROWS + 1));
+      expect(lines[1]).toMatch(/^2,accountSourceId,.*C-404.*,ORPHAN-1,C-404,F-00001,2026-01-10,/);
+      expect(await openFailures(env)).toBe(ROWS);
+    } finally {
+      await env.cleanup();
+    }
+  }, 120_000);
+
   it('when a file holds 150,000 rows that all fail, then the pass finishes, the file is archived with its full report, and the next pass has nothing to do', async () => {
     const ROWS = 150_000;
     const env = syncEnv(sandbox, 'postgres');

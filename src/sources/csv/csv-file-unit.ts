@@ -2,7 +2,7 @@ import type { RecordOrigin, RowProblem, SourceRecord, Stream } from '../../domai
 import type { DownstreamFailure, SourceBatch, SourceUnit } from '../source.js';
 import { dataFields, KIND_OF_STREAM, type ResolvedHeader } from './columns.js';
 import { CsvParseFailure, type CsvRow, readCsvRows } from './csv-rows.js';
-import { countFailedRows, ProblemSpool, type ReportEntry, writeErrorReport } from './error-report.js';
+import { ProblemSpool, type ReportEntry, writeErrorReport } from './error-report.js';
 import { CsvSourceError } from './errors.js';
 import { archiveDay, type ClaimedFile, type DropContext, rejectFile } from './file-settlement.js';
 import { FirstSeenIndex } from './first-seen-index.js';
@@ -39,7 +39,14 @@ export class CsvFileUnit implements SourceUnit {
   readonly name: string;
   readonly stream: Stream;
   readonly #props: CsvFileUnitProps;
+  /** The rows refused here, in line order, for the report. */
   readonly #spool: ProblemSpool;
+  /** The rows that failed after the source (`failed`), in line order, for the report. */
+  readonly #failedSpool: ProblemSpool;
+  /** The greatest line spooled in `#failedSpool`; a failure behind it waits in `#behind`. */
+  #failedUpTo = 0;
+  /** Failures with no line or out of line order: few (the engine hands them over batch by batch). */
+  readonly #behind: ReportEntry[] = [];
   /** sourceId -> the line it was first seen on: a second row with the same id is refused. */
   readonly #firstLineOf = new FirstSeenIndex();
   #state: State = 'new';
@@ -60,6 +67,7 @@ export class CsvFileUnit implements SourceUnit {
     this.name = props.file.name;
     this.stream = props.file.stream;
     this.#spool = new ProblemSpool(props.ctx.dryRun ? null : `${props.file.path}.problems.ndjson`);
+    this.#failedSpool = new ProblemSpool(props.ctx.dryRun ? null : `${props.file.path}.failed.ndjson`);
   }
 
   async *batches(): AsyncGenerator<SourceBatch> {
@@ -98,6 +106,32 @@ export class CsvFileUnit implements SourceUnit {
     this.#state = 'drained';
   }
 
+  /**
+   * The failures of a batch after the source: spooled to disk in line order, for the report. The
+   * engine hands them over batch by batch, and a batch's lines all come after the previous one's,
+   * so sorting each batch keeps the whole spool in order.
+   */
+  async failed(failures: readonly DownstreamFailure[]): Promise<void> {
+    const entries = failures.map(
+      (failure): ReportEntry => ({
+        line: failure.origin.line ?? null,
+        column: failure.column ?? '',
+        sourceId: failure.sourceKey,
+        reason: failure.reason,
+        fields: null,
+      }),
+    );
+    entries.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
+    for (const entry of entries) {
+      if (entry.line === null || entry.line < this.#failedUpTo) {
+        this.#behind.push(entry);
+        continue;
+      }
+      this.#failedUpTo = entry.line;
+      await this.#failedSpool.add(entry);
+    }
+  }
+
   async complete(outcome: { failures: readonly DownstreamFailure[] }): Promise<void> {
     if (this.#state !== 'drained') {
       throw new CsvSourceError('CSV_UNIT_MISUSED', `${this.name}: complete() before batches() was drained`);
@@ -107,25 +141,28 @@ export class CsvFileUnit implements SourceUnit {
       this.#state = 'settled';
       return;
     }
+    // Failures not handed over batch by batch (a caller without `failed`) join the others here.
+    await this.failed(outcome.failures);
     await this.#spool.close();
+    await this.#failedSpool.close();
     const archivedPath = await ctx.folder.archive(file.name, archiveDay(ctx.clock));
     // Settled once the file left `.processing/`: before that, a failure can still release it.
     this.#state = 'settled';
-    // Rows refused here are in the spool; the engine hands back only those that failed after.
-    const downstream = outcome.failures;
-    const failedRows = countFailedRows(this.#spool.count, downstream);
+    const anyFailed = this.#spool.count + this.#failedSpool.count + this.#behind.length > 0;
     let reportPath: string | undefined;
-    if (failedRows > 0 || this.warnings.length > 0) {
+    let failedRows = 0;
+    if (anyFailed || this.warnings.length > 0) {
       reportPath = `${archivedPath}.errors.csv`;
-      await writeErrorReport({
+      failedRows = await writeErrorReport({
         reportPath,
         header: this.#props.header,
-        spool: this.#spool,
-        downstream,
+        refused: this.#spool.entries(),
+        downstream: this.#downstreamInOrder(),
         csvPath: archivedPath,
       });
     }
     await this.#spool.discard();
+    await this.#failedSpool.discard();
     await ctx.ledger.record({
       sourceId: ctx.sourceId,
       name: file.name,
@@ -145,10 +182,25 @@ export class CsvFileUnit implements SourceUnit {
     );
   }
 
+  /** The spooled downstream failures and the few held back, as one sequence in line order. */
+  async *#downstreamInOrder(): AsyncGenerator<ReportEntry> {
+    const behind = this.#behind.sort(
+      (a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER),
+    );
+    let next = 0;
+    for await (const entry of this.#failedSpool.entries()) {
+      while (next < behind.length && behind[next]!.line !== null && behind[next]!.line! < entry.line!)
+        yield behind[next++]!;
+      yield entry;
+    }
+    while (next < behind.length) yield behind[next++]!;
+  }
+
   async abandon(reason: string): Promise<void> {
     if (this.#state === 'settled') return;
     this.#state = 'settled';
     await this.#spool.discard();
+    await this.#failedSpool.discard();
     if (this.#props.ctx.dryRun) return;
     await rejectFile(this.#props.ctx, this.#props.file, reason, { rows: this.#rows, failedRows: 0 });
   }
@@ -157,6 +209,7 @@ export class CsvFileUnit implements SourceUnit {
     if (this.#state === 'settled') return;
     this.#state = 'settled';
     await this.#spool.discard();
+    await this.#failedSpool.discard();
     const { ctx, file } = this.#props;
     if (ctx.dryRun) return;
     // A rename keeps the mtime: the next pass takes the file again at once.

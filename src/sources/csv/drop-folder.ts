@@ -150,7 +150,9 @@ export class DropFolder {
         claims.push({ name, outcome: 'blocked' });
         continue;
       }
-      await rm(`${this.processingPath(name)}.problems.ndjson`, { force: true });
+      // The report spools of the pass that died (see CsvFileUnit).
+      for (const spool of ['problems', 'failed'])
+        await rm(`${this.processingPath(name)}.${spool}.ndjson`, { force: true });
       await this.#leases.release(name);
       claims.push({ name, outcome: 'recovered' });
     }

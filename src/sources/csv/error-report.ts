@@ -2,9 +2,8 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import type { DownstreamFailure } from '../source.js';
 import { dataFields, neutralizedCell, REPORT_COLUMNS, type ResolvedHeader } from './columns.js';
-import { readCsvRows } from './csv-rows.js';
+import { type CsvRow, readCsvRows } from './csv-rows.js';
 
 /**
  * The report of a file's failed rows, `<name>.errors.csv` beside the archived file:
@@ -103,80 +102,107 @@ export interface WriteReportProps {
   reportPath: string;
   /** The file's header: its cells as written, where `sourceId` is, and the warnings on it. */
   header: ResolvedHeader;
-  spool: ProblemSpool;
-  /** Failures after the source; those on a line the spool already holds are left out (no doubles). */
-  downstream: readonly DownstreamFailure[];
-  /** The CSV file, read again only for the raw values of rows that failed downstream. */
+  /** The rows the source refused, in line order, with their fields. */
+  refused: AsyncIterable<ReportEntry>;
+  /** The rows that failed after the source, in line order (those with no line last), no fields. */
+  downstream: AsyncIterable<ReportEntry>;
+  /** The CSV file, read again (once, in step with the failures) for the fields of downstream ones. */
   csvPath: string;
-}
-
-/** Failed rows a report holds: one per refused row, one per distinct line that failed downstream. */
-export function countFailedRows(refusedRows: number, downstream: readonly DownstreamFailure[]): number {
-  const lines = new Set<number>();
-  let unlocated = 0;
-  for (const failure of downstream) {
-    if (failure.origin.line === undefined) unlocated++;
-    else lines.add(failure.origin.line);
-  }
-  return refusedRows + lines.size + unlocated;
 }
 
 const byLine = (a: ReportEntry, b: ReportEntry): number =>
   (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER);
 
-/** Writes the report, refusing to replace an existing file. */
-export async function writeErrorReport(props: WriteReportProps): Promise<void> {
-  const downstream = props.downstream
-    .map(
-      (failure): ReportEntry => ({
-        line: failure.origin.line ?? null,
-        column: failure.column ?? '',
-        sourceId: failure.sourceKey,
-        reason: failure.reason,
-        fields: null,
-      }),
-    )
-    .sort(byLine);
+/**
+ * Writes the report, refusing to replace an existing file, in one streaming pass: the refused and
+ * the downstream failures are merged by line, and the file is read alongside for the fields of the
+ * latter. Returns the failed rows it lists (a row that failed twice downstream counts once).
+ */
+export async function writeErrorReport(props: WriteReportProps): Promise<number> {
   const { header } = props;
-  const wanted = new Set(downstream.flatMap((entry) => (entry.line === null ? [] : [entry.line])));
-  const rawByLine = await rawRows(props.csvPath, wanted, header);
+  const rows = new RowCursor(props.csvPath, header);
   const sourceIdAt = header.index.get('sourceId');
   const out = openLineWriter(props.reportPath, 'wx');
-  const write = (entry: ReportEntry): Promise<void> => {
-    let fields = entry.fields ?? (entry.line === null ? undefined : rawByLine.get(entry.line));
-    if (fields === undefined) {
+  let failedRows = 0;
+  let lastLine: number | null = null;
+  try {
+    await out.write(csvLine([...REPORT_COLUMNS, ...header.cells]));
+    for (const warning of header.warnings) await out.write(csvLine(['', '', warning]));
+    for await (const entry of mergeByLine(props.refused, props.downstream)) {
+      if (entry.line === null || entry.line !== lastLine) failedRows++;
+      lastLine = entry.line;
+      let fields = entry.fields ?? (entry.line === null ? undefined : await rows.fieldsAt(entry.line));
       // The row could not be read back: its sourceId at least, in its own column.
-      fields = header.cells.map((_, i) => (i === sourceIdAt ? entry.sourceId : ''));
+      fields ??= header.cells.map((_, i) => (i === sourceIdAt ? entry.sourceId : ''));
+      const line = entry.line === null ? '' : String(entry.line);
+      await out.write(csvLine([line, entry.column, entry.reason, ...fields]));
     }
-    const line = entry.line === null ? '' : String(entry.line);
-    return out.write(csvLine([line, entry.column, entry.reason, ...fields]));
-  };
-  await out.write(csvLine([...REPORT_COLUMNS, ...header.cells]));
-  for (const warning of header.warnings) await out.write(csvLine(['', '', warning]));
-  let next = 0;
-  for await (const entry of props.spool.entries()) {
-    while (next < downstream.length && byLine(downstream[next]!, entry) < 0) await write(downstream[next++]!);
-    await write(entry);
+  } finally {
+    await rows.close();
   }
-  while (next < downstream.length) await write(downstream[next++]!);
   await out.end();
+  return failedRows;
 }
 
-/** The fields of the records starting on `lines`, read from the file (bounded by `lines.size`). */
-async function rawRows(
-  csvPath: string,
-  lines: ReadonlySet<number>,
-  header: ResolvedHeader,
-): Promise<Map<number, string[]>> {
-  const found = new Map<number, string[]>();
-  if (lines.size === 0) return found;
-  try {
-    for await (const rows of readCsvRows(csvPath)) {
-      for (const row of rows) if (lines.has(row.line)) found.set(row.line, dataFields(header, row.fields));
-      if (found.size === lines.size) break;
+/** Two sequences sorted by line, as one. */
+async function* mergeByLine(
+  a: AsyncIterable<ReportEntry>,
+  b: AsyncIterable<ReportEntry>,
+): AsyncGenerator<ReportEntry> {
+  const left = a[Symbol.asyncIterator]();
+  const right = b[Symbol.asyncIterator]();
+  let x = await left.next();
+  let y = await right.next();
+  while (!x.done || !y.done) {
+    if (y.done || (!x.done && byLine(x.value, y.value) <= 0)) {
+      yield x.value as ReportEntry;
+      x = await left.next();
+    } else {
+      yield y.value;
+      y = await right.next();
     }
-  } catch {
-    // The raw values are a courtesy: a file that cannot be read again still gets its report.
   }
-  return found;
+}
+
+/**
+ * The file's rows, read forward once: `fieldsAt(line)` for lines asked in increasing order. A
+ * file that cannot be read again gives no fields (they are a courtesy of the report).
+ */
+class RowCursor {
+  readonly #rows: AsyncIterator<CsvRow[]>;
+  #batch: CsvRow[] = [];
+  #at = 0;
+  #done = false;
+
+  constructor(
+    csvPath: string,
+    private readonly header: ResolvedHeader,
+  ) {
+    this.#rows = readCsvRows(csvPath)[Symbol.asyncIterator]();
+  }
+
+  async fieldsAt(line: number): Promise<string[] | undefined> {
+    while (!this.#done) {
+      for (; this.#at < this.#batch.length; this.#at++) {
+        const row = this.#batch[this.#at]!;
+        if (row.line === line) return dataFields(this.header, row.fields);
+        if (row.line > line) return undefined;
+      }
+      try {
+        const next = await this.#rows.next();
+        if (next.done) this.#done = true;
+        else {
+          this.#batch = next.value;
+          this.#at = 0;
+        }
+      } catch {
+        this.#done = true;
+      }
+    }
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.#rows.return?.().catch(() => undefined);
+  }
 }

@@ -131,6 +131,9 @@ export class SqlStreamUnit implements SourceUnit {
     this.#log.info({ rowsRead, pages, rejected, tombstonesSkipped, from, to, durationMs }, 'stream read');
   }
 
+  /** Failed rows change nothing here: they are in the state DB, and the cursor passes them. */
+  async failed(): Promise<void> {}
+
   async complete(): Promise<void> {
     if (this.#state !== 'drained') {
       throw new SqlSourceError('SQL_UNIT_MISUSED', `${this.name}: complete() before batches() was drained`);
