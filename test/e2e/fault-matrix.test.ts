@@ -244,7 +244,7 @@ describe('the fault matrix of sync --once', () => {
     }
   });
 
-  it("when the state DB's connections are terminated mid-pass, then the process never dies of an unhandled error, and the next pass heals", async () => {
+  it("when the state DB's connections are terminated mid-pass, then the interrupted calls run again on new connections and the pass finishes", async () => {
     const env = await fresh();
     try {
       await sandbox.admin('PUT', '/faults', { latencyMs: 15 });
@@ -277,9 +277,9 @@ describe('the fault matrix of sync --once', () => {
       }
       const [code] = await once(child, 'exit');
       await sandbox.admin('PUT', '/faults', { latencyMs: 0 });
-      expect([0, 1], stderr).toContain(code);
+      // A restart or failover of a few seconds costs nothing: no unhandled error, no stop.
+      expect(code, stderr).toBe(0);
       expect(stderr).not.toMatch(/Unhandled 'error' event|Unhandled error event/);
-      if (code === 1) expect(stderr).toMatch(/could not run: the state DB is unavailable/);
       expect(filesOf(env).rejected).toEqual([]);
       await healedPass(sandbox, env);
     } finally {
