@@ -234,11 +234,16 @@ describe('bull-board queue administration (real HTTP, real Redis)', () => {
         await Promise.all([page.waitForURL(`${origin}/`), page.click('button[type=submit]')]);
         await page.goto(`${origin}/queues/queue/sync`);
         await page.getByText('source-sync', { exact: true }).first().waitFor();
+        // The queue's own menu renders after its data arrives: wait for the page to settle, and for
+        // each menu's items to show, so a slow machine reads every menu whole.
+        await page.waitForLoadState('networkidle');
         const menuItems: string[] = [];
         for (const menu of await page.locator('button[aria-haspopup="menu"]').all()) {
           await menu.click();
+          await page.getByRole('menuitem').first().waitFor();
           menuItems.push(...(await page.getByRole('menuitem').allInnerTexts()));
           await page.keyboard.press('Escape');
+          await page.getByRole('menuitem').first().waitFor({ state: 'hidden' });
         }
         await run(page, menuItems);
       } finally {
@@ -260,7 +265,7 @@ describe('bull-board queue administration (real HTTP, real Redis)', () => {
       const b = await open(true);
       await queues.enqueueSourceSync('erp-csv', { trigger: 'manual' });
       await openQueuePage(b.origin, async (page, menuItems) => {
-        expect(menuItems).toContain('Pause');
+        expect(menuItems, 'the menus bull-board offers').toContain('Pause');
         await page.locator('button[aria-haspopup="menu"]').last().click();
         await page.getByRole('menuitem', { name: 'Pause' }).click();
         const answer = page.waitForResponse((res) => res.url().endsWith('/queues/api/queues/sync/pause'));
