@@ -132,6 +132,10 @@ describe('the fault matrix of sync --once', () => {
         processing: [],
         rejected: [],
       });
+      expect((await runsOf(env)).at(-1)).toMatchObject({
+        status: 'failed',
+        error: expect.stringContaining('fetch failed'),
+      });
       await healedPass(sandbox, env);
     } finally {
       await env.cleanup();
@@ -148,6 +152,10 @@ describe('the fault matrix of sync --once', () => {
       expect(refused.stderr).toMatch(/could not run: the API at .* refused our credentials/);
       expect(filesOf(env).waiting).toEqual(['accounts.csv', 'invoices.csv']);
       expect(filesOf(env).rejected).toEqual([]);
+      expect((await runsOf(env)).at(-1)).toMatchObject({
+        status: 'failed',
+        error: expect.stringMatching(/401|token/i),
+      });
 
       const empty = syncEnv(sandbox, 'postgres');
       try {
