@@ -85,7 +85,7 @@ export function authCommand(overrides: Partial<AuthCommandDeps> = {}): Command {
         flags: ConnectionFlags & { paste?: boolean; scopes?: string; timeout: number },
         command: Command,
       ) => {
-        const { log, components, baseUrl, clientId } = setup(command, flags);
+        const { loaded, log, components, baseUrl, clientId } = setup(command, flags);
         const say = (text: string) => deps.stderr.write(`${text}\n`);
         const credentials = await login({
           baseUrl: requireBaseUrl(baseUrl),
@@ -94,6 +94,10 @@ export function authCommand(overrides: Partial<AuthCommandDeps> = {}): Command {
           store: components.store,
           tokenEndpoint: components.tokenEndpoint,
           lock: components.lock,
+          endpoints: {
+            authorization: loaded.config.auth.authorizationEndpoint,
+            token: loaded.config.auth.tokenEndpoint,
+          },
           fetch: deps.fetch,
           log,
           timeoutMs: flags.timeout * 1000,
@@ -139,10 +143,10 @@ export function authCommand(overrides: Partial<AuthCommandDeps> = {}): Command {
         baseUrl: requireBaseUrl(baseUrl),
         clientId,
         refreshToken,
+        tokenEndpointUrl: loaded.config.auth.tokenEndpoint,
         store: components.store,
         tokenEndpoint: components.tokenEndpoint,
         lock: components.lock,
-        fetch: deps.fetch,
         log,
       });
       deps.stdout.write(`Imported. ${describe(credentials, components)}\n`);

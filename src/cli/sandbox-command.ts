@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { NO_FAULTS, type SandboxCompat, type SandboxOptions } from '../sandbox/options.js';
+import { NO_FAULTS, type SandboxCompat, type SandboxOverrides } from '../sandbox/options.js';
 import { startSandbox } from '../sandbox/server.js';
 
 const int = (name: string, min: number) => (raw: string) => {
@@ -30,6 +30,7 @@ interface SandboxFlags {
   faultDropAfterCommit: number;
   faultIdempotencyDown: boolean;
   compatAccountSourceFilter: SandboxCompat['accountSourceFilter'];
+  compatProtectedResource: SandboxCompat['protectedResource'];
 }
 
 export function sandboxCommand(): Command {
@@ -80,8 +81,16 @@ export function sandboxCommand(): Command {
         .choices(['sourceId', 'connectionId', 'connectorType'])
         .default('sourceId'),
     )
+    .addOption(
+      new Option(
+        '--compat-protected-resource <form>',
+        'the `resource` of the protected resource metadata: api ({base_url}/api/public/v1) or base ({base_url})',
+      )
+        .choices(['api', 'base'])
+        .default('api'),
+    )
     .action(async (flags: SandboxFlags) => {
-      const overrides: Partial<SandboxOptions> = {
+      const overrides: SandboxOverrides = {
         rateLimit: { quota: flags.quota, windowSeconds: flags.window },
         tokenRateLimit: { quota: flags.tokenQuota, windowSeconds: 60 },
         accessTokenTtlSeconds: flags.accessTokenTtl,
@@ -96,7 +105,10 @@ export function sandboxCommand(): Command {
           dropAfterCommitRate: flags.faultDropAfterCommit,
           idempotencyStoreDown: flags.faultIdempotencyDown,
         },
-        compat: { accountSourceFilter: flags.compatAccountSourceFilter },
+        compat: {
+          accountSourceFilter: flags.compatAccountSourceFilter,
+          protectedResource: flags.compatProtectedResource,
+        },
       };
       const sandbox = await startSandbox({ port: flags.port, host: flags.host }, overrides);
       const ready = {

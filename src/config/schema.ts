@@ -53,6 +53,13 @@ export const configSchema = z.strictObject({
   }),
   auth: z.strictObject({
     clientId: z.string().min(1).default('receivables-sync'),
+    /**
+     * The token endpoint, for servers whose discovery documents are missing or wrong. Default: the
+     * refresh grant goes to the spec's `{base_url}/api/oauth/token`, `auth login` to what discovery finds.
+     */
+    tokenEndpoint: z.url().optional(),
+    /** The authorization endpoint of `auth login`, with `tokenEndpoint`: then login needs no discovery. */
+    authorizationEndpoint: z.url().optional(),
   }),
   state: z.strictObject({
     databaseUrl: z.string().nullable().default(null),

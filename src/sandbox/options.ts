@@ -43,9 +43,15 @@ export interface SandboxCompat {
    * its `connectionId`, or its `connectorType` (`Custom`...). The spec names the field, not its value.
    */
   accountSourceFilter: 'sourceId' | 'connectionId' | 'connectorType';
+  /**
+   * The `resource` its protected resource metadata names: `api`, `{base_url}/api/public/v1` (the
+   * default), or `base`, `{base_url}` (what RFC 9728 derives from the well-known address the spec
+   * gives, `{base_url}/.well-known/oauth-protected-resource`).
+   */
+  protectedResource: 'api' | 'base';
 }
 
-export const DEFAULT_COMPAT: SandboxCompat = { accountSourceFilter: 'sourceId' };
+export const DEFAULT_COMPAT: SandboxCompat = { accountSourceFilter: 'sourceId', protectedResource: 'api' };
 
 export interface SandboxOptions {
   /** Public API budget per access token. Spec default: 300 per 60 s. */
@@ -70,7 +76,13 @@ export interface SandboxOptions {
   random: () => number;
 }
 
-export function sandboxOptions(overrides: Partial<SandboxOptions> = {}): SandboxOptions {
+/** What a caller may override: any option, and any part of `faults` and `compat`. */
+export type SandboxOverrides = Partial<Omit<SandboxOptions, 'faults' | 'compat'>> & {
+  faults?: Partial<FaultConfig>;
+  compat?: Partial<SandboxCompat>;
+};
+
+export function sandboxOptions(overrides: SandboxOverrides = {}): SandboxOptions {
   return {
     rateLimit: { quota: 300, windowSeconds: 60 },
     tokenRateLimit: { quota: 10, windowSeconds: 60 },

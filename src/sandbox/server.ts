@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildSandboxApp, createSandboxDeps } from './app.js';
 import type { SandboxDeps } from './context.js';
 import { ALL_SCOPES } from './oauth/scopes.js';
-import { type SandboxOptions, sandboxOptions } from './options.js';
+import { type SandboxOptions, type SandboxOverrides, sandboxOptions } from './options.js';
 import { type Seeded, seedStore } from './store.js';
 
 export interface RunningSandbox {
@@ -30,7 +30,7 @@ export interface RunningSandbox {
  */
 export async function startSandbox(
   listen: { port?: number; host?: string } = {},
-  overrides: Partial<SandboxOptions> = {},
+  overrides: SandboxOverrides = {},
 ): Promise<RunningSandbox> {
   const options = sandboxOptions(overrides);
   const deps = createSandboxDeps(options);

@@ -1,4 +1,4 @@
-import type { SandboxOptions } from '../../src/sandbox/options.js';
+import type { SandboxOverrides } from '../../src/sandbox/options.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/server.js';
 
 export const API = '/api/public/v1';
@@ -25,7 +25,7 @@ export interface TestSandbox extends RunningSandbox {
   admin<T = any>(method: string, path: string, body?: unknown): Promise<T>;
 }
 
-export async function startTestSandbox(overrides: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
+export async function startTestSandbox(overrides: SandboxOverrides = {}): Promise<TestSandbox> {
   const sandbox = await startSandbox({ port: 0 }, overrides);
   const call = async (method: string, path: string, options: CallOptions = {}) => {
     const url = new URL(

@@ -7,6 +7,46 @@ export const API_PREFIX = '/api/public/v1';
 /** `{base_url}/api/public/v1`, the Public API's resource identifier. */
 export const apiBaseOf = (baseUrl: string) => `${baseUrl.replace(/\/+$/, '')}${API_PREFIX}`;
 
+/** The spec's token endpoint: the refresh grant needs no discovery to find it. */
+export const SPEC_TOKEN_PATH = '/api/oauth/token';
+
+/**
+ * Where the refresh grant goes: `auth.tokenEndpoint` when set, else the spec's
+ * `POST {base_url}/api/oauth/token`; the issuer is the base URL (the spec's authorization server).
+ */
+export function refreshEndpointOf(
+  baseUrl: string,
+  tokenEndpoint?: string | undefined,
+): { issuer: string; tokenEndpoint: string } {
+  const base = baseUrl.replace(/\/+$/, '');
+  return { issuer: base, tokenEndpoint: tokenEndpoint ?? `${base}${SPEC_TOKEN_PATH}` };
+}
+
+/**
+ * How the `resource` of the protected resource metadata relates to the API (RFC 9728 §3.3 wants
+ * it to be the resource asked for; servers name `{base_url}`, which RFC 9728 derives from the
+ * well-known address the spec gives, or `{base_url}/api/public/v1`):
+ * - `api`: `{base_url}/api/public/v1`; `base`: `{base_url}`; `prefix`: another prefix of
+ *   `{base_url}/api/public/v1` on the same origin (`{base_url}/api`): all accepted;
+ * - null: anything else.
+ */
+export function resourceFormOf(resource: string, baseUrl: string): 'api' | 'base' | 'prefix' | null {
+  const trim = (url: string) => url.replace(/\/+$/, '');
+  const found = trim(resource);
+  const api = apiBaseOf(baseUrl);
+  if (found === api) return 'api';
+  if (found === trim(baseUrl)) return 'base';
+  try {
+    const at = new URL(found);
+    const apiUrl = new URL(api);
+    if (at.origin === apiUrl.origin && (apiUrl.pathname.startsWith(`${at.pathname}/`) || at.pathname === '/'))
+      return 'prefix';
+  } catch {
+    return null;
+  }
+  return null;
+}
+
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /**
@@ -30,6 +70,10 @@ export function oauthHttpOptions(
 export interface DiscoveredServer {
   /** The API's resource identifier, checked against the protected resource metadata. */
   resource: string;
+  /** The `resource` the metadata named, and how it relates to the API (null: another, see warnings). */
+  resourceNamed: { value: string; form: 'api' | 'base' | 'prefix' | null };
+  /** What was assumed rather than confirmed (shown by `doctor`, logged as warnings). */
+  warnings: string[];
   authorizationServer: oauth.AuthorizationServer;
   /** `scopes_supported` of the resource (else of the authorization server). */
   scopesSupported: string[];
@@ -46,8 +90,9 @@ export interface DiscoveryProps {
  * Finds the authorization server the way a client that knows only `{base_url}` should:
  * 1. an unauthenticated call to a protected path answers 401 with
  *    `WWW-Authenticate: Bearer resource_metadata="..."` (spec Authentication 5);
- * 2. that protected resource metadata (RFC 9728) must name our API as its `resource` (§3.3: else
- *    its content must not be used), and lists the authorization servers;
+ * 2. that protected resource metadata (RFC 9728) names the API as its `resource` (see
+ *    `resourceFormOf` for the forms accepted; another is a warning when the API's own origin serves
+ *    the document, and refused otherwise), and lists the authorization servers;
  * 3. the first one's metadata (RFC 8414) must repeat its issuer and support PKCE S256.
  */
 export async function discover(props: DiscoveryProps): Promise<DiscoveredServer> {
@@ -58,26 +103,72 @@ export async function discover(props: DiscoveryProps): Promise<DiscoveredServer>
     props.log?.warn({ baseUrl: props.baseUrl }, 'the API base URL is plain http: tokens travel unencrypted');
   }
   const metadataResponse = await fetchResourceMetadata(resource, fetchImpl, props.signal);
-  let metadata: oauth.ResourceServer;
-  try {
-    metadata = await oauth.processResourceDiscoveryResponse(resourceUrl, metadataResponse);
-  } catch (cause) {
-    const mismatch =
-      cause instanceof oauth.OperationProcessingError && cause.code === oauth.JSON_ATTRIBUTE_COMPARISON;
-    throw new DiscoveryError(
-      mismatch
-        ? `the protected resource metadata at ${metadataResponse.url} is for another resource, not ${resource}: refusing to use it`
-        : `unusable protected resource metadata at ${metadataResponse.url}: ${(cause as Error).message}`,
-      { cause },
+  const metadata = await readResourceMetadata(metadataResponse, resource);
+  const warnings: string[] = [];
+  const form = resourceFormOf(metadata.resource, props.baseUrl);
+  if (form === null) {
+    // Served by the API's own origin, the document is as trustworthy as the API itself: its odd
+    // `resource` is a warning. From anywhere else, RFC 9728 §3.3 applies: it must not be used.
+    const servedBy = new URL(metadataResponse.url || resource).origin;
+    if (servedBy !== resourceUrl.origin) {
+      throw new DiscoveryError(
+        `the protected resource metadata at ${metadataResponse.url} (another origin) is for another resource, ${metadata.resource}, not ${resource}: refusing to use it`,
+      );
+    }
+    warnings.push(
+      `the protected resource metadata names "${metadata.resource}" as its resource, neither ${props.baseUrl.replace(/\/+$/, '')} nor ${resource}; used, as the API's own origin serves it`,
     );
   }
+  for (const warning of warnings) props.log?.warn({ resource, named: metadata.resource }, warning);
   const issuer = metadata.authorization_servers?.[0];
   if (!issuer)
     throw new DiscoveryError(`the protected resource metadata of ${resource} names no authorization server`);
   const authorizationServer = await fetchAuthorizationServer(issuer, fetchImpl, props.signal);
   const scopesSupported = metadata.scopes_supported ?? authorizationServer.scopes_supported ?? [];
   props.log?.debug({ resource, issuer: authorizationServer.issuer }, 'authorization server discovered');
-  return { resource, authorizationServer, scopesSupported };
+  return {
+    resource,
+    resourceNamed: { value: metadata.resource, form },
+    warnings,
+    authorizationServer,
+    scopesSupported,
+  };
+}
+
+/** RFC 9728 protected resource metadata, as far as discovery needs it. */
+interface ResourceMetadata {
+  resource: string;
+  authorization_servers?: string[];
+  scopes_supported?: string[];
+}
+
+/** The metadata document's JSON, checked for the members discovery uses. */
+async function readResourceMetadata(response: Response, resource: string): Promise<ResourceMetadata> {
+  if (response.status !== 200) {
+    throw new DiscoveryError(
+      `the protected resource metadata of ${resource} at ${response.url} answered ${response.status}, not 200`,
+    );
+  }
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch (cause) {
+    throw new DiscoveryError(`unusable protected resource metadata at ${response.url}: not JSON`, { cause });
+  }
+  const doc = body as Partial<Record<keyof ResourceMetadata, unknown>> | null;
+  const strings = (value: unknown) => Array.isArray(value) && value.every((v) => typeof v === 'string');
+  if (
+    doc === null ||
+    typeof doc !== 'object' ||
+    typeof doc.resource !== 'string' ||
+    (doc.authorization_servers !== undefined && !strings(doc.authorization_servers)) ||
+    (doc.scopes_supported !== undefined && !strings(doc.scopes_supported))
+  ) {
+    throw new DiscoveryError(
+      `unusable protected resource metadata at ${response.url}: "resource" must be a string, "authorization_servers" and "scopes_supported" arrays of strings`,
+    );
+  }
+  return doc as ResourceMetadata;
 }
 
 /** Step 1: the 401's `resource_metadata`, else the RFC 9728 well-known address of the resource. */
@@ -102,12 +193,19 @@ async function fetchResourceMetadata(resource: string, fetchImpl: typeof fetch, 
   }
   const pointer = bearerChallengeParams(challenge.headers.get('www-authenticate')).resource_metadata;
   try {
-    if (pointer)
-      return await fetchImpl(pointer, {
+    const get = (url: string) =>
+      fetchImpl(url, {
         headers: { accept: 'application/json' },
         redirect: 'manual',
         ...(signal ? { signal } : {}),
       });
+    if (pointer) return await get(pointer);
+    // No pointer: the spec's address, `{base_url}/.well-known/oauth-protected-resource`, then the
+    // one RFC 9728 §3.1 derives from the resource (the well-known segment before its path).
+    const base = resource.slice(0, -API_PREFIX.length);
+    const spec = await get(`${base}/.well-known/oauth-protected-resource`);
+    if (spec.status !== 404) return spec;
+    await spec.body?.cancel();
     return await oauth.resourceDiscoveryRequest(
       new URL(resource),
       oauthHttpOptions(resource, fetchImpl, signal),

@@ -1,5 +1,5 @@
 import type { Logger } from '../../logging/logger.js';
-import { discover } from './discovery.js';
+import { refreshEndpointOf } from './discovery.js';
 import type { RefreshLock } from './refresh-lock.js';
 import type { TokenEndpointClient } from './token-endpoint.js';
 import type { CredentialStore, StoredCredentials } from './token-storage.js';
@@ -9,30 +9,26 @@ export interface ImportRefreshTokenProps {
   clientId: string;
   /** Obtained elsewhere (another machine's login, an admin console). Spent by this import. */
   refreshToken: string;
+  /** `auth.tokenEndpoint`; default the spec's `{base_url}/api/oauth/token`. */
+  tokenEndpointUrl?: string | undefined;
   store: CredentialStore;
   tokenEndpoint: TokenEndpointClient;
   lock?: RefreshLock;
-  fetch?: typeof fetch;
   log?: Logger;
   signal?: AbortSignal;
 }
 
 /**
- * `auth import`: finds the token endpoint by discovery, exchanges the refresh token once (which
- * proves it works and, the server rotating it, spends it) and stores the rotated credentials.
+ * `auth import`: exchanges the refresh token once at the token endpoint (the spec's, or
+ * `auth.tokenEndpoint`; no discovery needed), which proves it works and, the server rotating it,
+ * spends it, and stores the rotated credentials.
  */
 export async function importRefreshToken(props: ImportRefreshTokenProps): Promise<StoredCredentials> {
   const refreshToken = props.refreshToken.trim();
-  const discovered = await discover({
-    baseUrl: props.baseUrl,
-    ...(props.fetch ? { fetch: props.fetch } : {}),
-    ...(props.log ? { log: props.log } : {}),
-    ...(props.signal ? { signal: props.signal } : {}),
-  });
-  const as = discovered.authorizationServer;
+  const endpoint = refreshEndpointOf(props.baseUrl, props.tokenEndpointUrl);
   const seed: StoredCredentials = {
-    issuer: as.issuer,
-    tokenEndpoint: as.token_endpoint!,
+    issuer: endpoint.issuer,
+    tokenEndpoint: endpoint.tokenEndpoint,
     clientId: props.clientId,
     accessToken: '-',
     accessTokenExpiresAt: 0,

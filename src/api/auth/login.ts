@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import * as oauth from 'oauth4webapi';
 import type { Logger } from '../../logging/logger.js';
 import { LoginFlowError } from './auth-errors.js';
-import { type DiscoveredServer, discover } from './discovery.js';
+import { apiBaseOf, type DiscoveredServer, discover } from './discovery.js';
 import { readPastedRedirect, startLoopbackReceiver } from './loopback-receiver.js';
 import type { RefreshLock } from './refresh-lock.js';
 import type { TokenEndpointClient } from './token-endpoint.js';
@@ -23,6 +23,11 @@ export interface LoginProps {
   pastedRedirects?: Readable;
   /** Tells the user a pasted line was ignored, and why. */
   onPasteIgnored?: (why: string) => void;
+  /**
+   * `auth.authorizationEndpoint` / `auth.tokenEndpoint`: what discovery would find, for a server
+   * without it (both set: no discovery at all), or to correct it.
+   */
+  endpoints?: { authorization?: string | undefined; token?: string | undefined };
   fetch?: typeof fetch;
   log?: Logger;
   /** How long to wait for the redirect. Default 5 minutes. */
@@ -36,13 +41,7 @@ export interface LoginProps {
  * exchanged and the credentials stored. Neither the code nor the verifier is logged or kept.
  */
 export async function login(props: LoginProps): Promise<StoredCredentials> {
-  const fetchImpl = props.fetch ?? fetch;
-  const discovered = await discover({
-    baseUrl: props.baseUrl,
-    fetch: fetchImpl,
-    ...(props.signal ? { signal: props.signal } : {}),
-    ...(props.log ? { log: props.log } : {}),
-  });
+  const discovered = await serverOf(props);
   const as = discovered.authorizationServer;
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const codeChallenge = await oauth.calculatePKCECodeChallenge(codeVerifier);
@@ -99,6 +98,36 @@ export async function login(props: LoginProps): Promise<StoredCredentials> {
     'logged in',
   );
   return credentials;
+}
+
+/** The authorization server: discovered, with the configured endpoints over what it says. */
+async function serverOf(props: LoginProps): Promise<DiscoveredServer> {
+  const { authorization, token } = props.endpoints ?? {};
+  if (authorization && token) {
+    const base = props.baseUrl.replace(/\/+$/, '');
+    return {
+      resource: apiBaseOf(base),
+      resourceNamed: { value: apiBaseOf(base), form: 'api' },
+      warnings: [],
+      authorizationServer: { issuer: base, authorization_endpoint: authorization, token_endpoint: token },
+      scopesSupported: [],
+    };
+  }
+  const discovered = await discover({
+    baseUrl: props.baseUrl,
+    fetch: props.fetch ?? fetch,
+    ...(props.signal ? { signal: props.signal } : {}),
+    ...(props.log ? { log: props.log } : {}),
+  });
+  const as = discovered.authorizationServer;
+  return {
+    ...discovered,
+    authorizationServer: {
+      ...as,
+      authorization_endpoint: authorization ?? as.authorization_endpoint,
+      token_endpoint: token ?? as.token_endpoint,
+    },
+  } as DiscoveredServer;
 }
 
 function authorizationUrl(

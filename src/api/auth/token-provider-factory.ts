@@ -6,7 +6,7 @@ import { type Clock, systemClock } from '../../domain/clock.js';
 import type { Logger } from '../../logging/logger.js';
 import { LoginRequiredError } from '../errors.js';
 import type { MeteredRateLimiter } from '../rate-limit/types.js';
-import { discover } from './discovery.js';
+import { refreshEndpointOf } from './discovery.js';
 import { EncryptedFileStore } from './encrypted-file-store.js';
 import { FileRefreshLock } from './file-refresh-lock.js';
 import { RedisRefreshLock } from './redis-refresh-lock.js';
@@ -100,17 +100,12 @@ export function createTokenProvider(setup: AuthSetup): TokenProvider {
       ? {
           bootstrap: {
             refreshToken,
+            // The refresh grant needs no discovery: the spec names the token endpoint.
             describe: async () => {
               if (!baseUrl)
                 throw new LoginRequiredError('RECEIVABLES_REFRESH_TOKEN needs RECEIVABLES_BASE_URL');
-              const { authorizationServer: as } = await discover({
-                baseUrl,
-                log,
-                ...(fetchImpl ? { fetch: fetchImpl } : {}),
-              });
               return {
-                issuer: as.issuer,
-                tokenEndpoint: as.token_endpoint!,
+                ...refreshEndpointOf(baseUrl, setup.config.auth.tokenEndpoint),
                 clientId: setup.config.auth.clientId,
               };
             },

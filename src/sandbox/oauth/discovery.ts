@@ -1,13 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { API_PREFIX, baseUrlOf } from '../context.js';
+import { API_PREFIX, baseUrlOf, type SandboxDeps } from '../context.js';
+import type { SandboxCompat } from '../options.js';
 import { ALL_SCOPES } from './scopes.js';
 
 export const AUTHORIZE_PATH = '/api/oauth/authorize';
 export const TOKEN_PATH = '/api/oauth/token';
 
-/** RFC 9728 protected resource metadata of the Public API. */
-export const protectedResourceMetadata = (base: string) => ({
-  resource: `${base}${API_PREFIX}`,
+/** RFC 9728 protected resource metadata of the Public API (`resource`: see `compat.protectedResource`). */
+export const protectedResourceMetadata = (
+  base: string,
+  form: SandboxCompat['protectedResource'] = 'api',
+) => ({
+  resource: form === 'api' ? `${base}${API_PREFIX}` : base,
   authorization_servers: [base],
   scopes_supported: [...ALL_SCOPES],
   bearer_methods_supported: ['header'],
@@ -31,8 +35,9 @@ export const authorizationServerMetadata = (base: string) => ({
  * The discovery documents. The protected resource metadata is also served at the RFC 9728 §3.1
  * path-suffixed address of the `/api/public/v1` resource, for clients that derive it themselves.
  */
-export function registerDiscoveryRoutes(app: FastifyInstance): void {
-  const resource = async (request: FastifyRequest) => protectedResourceMetadata(baseUrlOf(request));
+export function registerDiscoveryRoutes(app: FastifyInstance, deps: SandboxDeps): void {
+  const resource = async (request: FastifyRequest) =>
+    protectedResourceMetadata(baseUrlOf(request), deps.options.compat.protectedResource);
   app.get('/.well-known/oauth-protected-resource', resource);
   app.get(`/.well-known/oauth-protected-resource${API_PREFIX}`, resource);
   app.get('/.well-known/oauth-authorization-server', async (request) =>

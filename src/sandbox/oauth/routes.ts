@@ -6,7 +6,7 @@ import { registerTokenRoute } from './token-endpoint.js';
 
 /** OAuth: discovery documents, the authorize endpoint and POST /api/oauth/token. */
 export function registerOAuthRoutes(app: FastifyInstance, deps: SandboxDeps): void {
-  registerDiscoveryRoutes(app);
+  registerDiscoveryRoutes(app, deps);
   registerAuthorizeRoute(app, deps);
   registerTokenRoute(app, deps);
 }

@@ -192,7 +192,6 @@ describe('auth import', () => {
       clientId: sandbox.clientId,
       refreshToken: `${issued.refreshToken}\n`,
       ...c,
-      fetch: wire.fetch,
       log: logs.log,
     });
     expect(credentials.refreshToken).not.toBe(issued.refreshToken);

@@ -13,7 +13,7 @@ import type { StoredCredentials } from '../../../src/api/auth/token-storage.js';
 import { LoginRequiredError } from '../../../src/api/errors.js';
 import { type Clock, ManualClock } from '../../../src/domain/clock.js';
 import type { Logger } from '../../../src/logging/logger.js';
-import type { SandboxOptions } from '../../../src/sandbox/options.js';
+import type { SandboxOverrides } from '../../../src/sandbox/options.js';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
 import { captureLogs, leaked, recordingFetch, refreshLines, TOKEN_KEY, tempDir } from './auth-support.js';
 
@@ -113,7 +113,7 @@ describe.each(['redis', 'file'])(
   '8 concurrent clients sharing the credentials file and a %s lock',
   (lockKind) => {
     const TTL_SECONDS = 2;
-    const options: Partial<SandboxOptions> = {
+    const options: SandboxOverrides = {
       accessTokenTtlSeconds: TTL_SECONDS,
       rateLimit: { quota: 100_000, windowSeconds: 60 }, // the API budget is not under test here
     };

@@ -70,11 +70,57 @@ describe('discover', () => {
     expect(found.authorizationServer.token_endpoint).toBe(`${BASE}/api/oauth/token`);
   });
 
-  it('when the resource metadata names another resource, then it is refused', async () => {
+  it.each([
+    ['{base_url}/api/public/v1', `${BASE}/api/public/v1`, 'api'],
+    ['{base_url} (what RFC 9728 derives from the spec’s well-known address)', BASE, 'base'],
+    ['{base_url}/ with a trailing slash', `${BASE}/`, 'base'],
+    ['{base_url}/api, a prefix of the API on its origin', `${BASE}/api`, 'prefix'],
+  ])('when the resource metadata names %s, then it is accepted without a warning', async (_, named, form) => {
+    const resource = { resource: named, authorization_servers: [BASE] };
+    const found = await discover({ baseUrl: BASE, fetch: fakeFetch({ resource }) });
+    expect(found.resourceNamed).toEqual({ value: named, form });
+    expect(found.warnings).toEqual([]);
+    expect(found.authorizationServer.token_endpoint).toBe(`${BASE}/api/oauth/token`);
+  });
+
+  it('when the API’s own origin serves metadata naming another resource, then it is used, with a warning', async () => {
     const resource = { resource: 'https://evil.example.test/api/public/v1', authorization_servers: [BASE] };
-    await expect(discover({ baseUrl: BASE, fetch: fakeFetch({ resource }) })).rejects.toThrow(
-      /another resource/,
-    );
+    const found = await discover({ baseUrl: BASE, fetch: fakeFetch({ resource }) });
+    expect(found.resourceNamed.form).toBe(null);
+    expect(found.warnings).toEqual([
+      expect.stringMatching(/names "https:\/\/evil.example.test\/api\/public\/v1"/),
+    ]);
+  });
+
+  it('when the 401 points to metadata on another origin that names another resource, then it is refused (RFC 9728 §3.3)', async () => {
+    const challenge = new Response('{}', {
+      status: 401,
+      headers: { 'www-authenticate': 'Bearer resource_metadata="https://evil.example.test/meta"' },
+    });
+    const inner = fakeFetch({ challenge });
+    const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url === 'https://evil.example.test/meta') {
+        const response = json({ resource: 'https://evil.example.test', authorization_servers: [BASE] });
+        Object.defineProperty(response, 'url', { value: url });
+        return response;
+      }
+      return inner(input, init);
+    }) as typeof fetch;
+    await expect(discover({ baseUrl: BASE, fetch: fetchImpl })).rejects.toThrow(/another origin.*refusing/);
+  });
+
+  it('when the 401 has no pointer, then the spec’s {base_url}/.well-known/oauth-protected-resource is read first', async () => {
+    const seen: string[] = [];
+    const challenge = new Response('{}', { status: 401, headers: { 'www-authenticate': 'Bearer' } });
+    const inner = fakeFetch({ challenge });
+    const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
+      seen.push(String(input instanceof Request ? input.url : input));
+      return inner(input, init);
+    }) as typeof fetch;
+    await discover({ baseUrl: BASE, fetch: fetchImpl });
+    expect(seen).toContain(`${BASE}/.well-known/oauth-protected-resource`);
+    expect(seen).not.toContain(`${BASE}/.well-known/oauth-protected-resource/api/public/v1`);
   });
 
   it('when the 401 has no resource_metadata, then the RFC 9728 well-known address of the resource is used', async () => {

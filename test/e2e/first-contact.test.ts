@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxCompat } from '../../src/sandbox/options.js';
+import { runCli } from '../support/cli.js';
+import { ACCOUNT_HEADER, accountRow, dropCsv, range } from '../support/drop-data.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { lastJsonLine, type SyncEnv, syncEnv } from '../support/sync-env.js';
+
+/**
+ * A server whose protected resource metadata names `{base_url}` (RFC 9728's derivation from the
+ * spec's well-known address) or `{base_url}/api/public/v1`: a refresh-token configuration syncs a
+ * drop folder either way (the refresh grant goes to the spec's token endpoint, no discovery), and
+ * `auth import` takes the token.
+ */
+describe.each<SandboxCompat['protectedResource']>(['api', 'base'])(
+  'first contact with a server whose protected resource is named the "%s" way',
+  (form) => {
+    let sandbox: TestSandbox;
+    let env: SyncEnv;
+    const refreshTokenOf = async () =>
+      (await sandbox.admin('POST', '/tokens', { withRefreshToken: true })).refreshToken as string;
+
+    beforeAll(async () => {
+      sandbox = await startTestSandbox({ compat: { protectedResource: form } });
+      env = syncEnv(sandbox, 'embedded');
+      env.env.RECEIVABLES_ACCESS_TOKEN = '';
+      env.env.RECEIVABLES_TOKEN_KEY = 'a passphrase for the stored tokens of this test';
+    });
+    afterAll(async () => {
+      await env?.cleanup();
+      await sandbox?.close();
+    });
+
+    it('when only a refresh token is configured, then sync --once exchanges it and syncs the drop', async () => {
+      dropCsv(
+        env.dropDir,
+        'accounts.csv',
+        ACCOUNT_HEADER,
+        range(1, 3).map((i) => accountRow(i)),
+      );
+      const result = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], {
+        env: { ...env.env, RECEIVABLES_REFRESH_TOKEN: await refreshTokenOf() },
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(lastJsonLine(result.stdout).accounts).toMatchObject({ created: 3, failed: 0 });
+    });
+
+    it('when a refresh token is imported, then the stored credentials sync the next drop', async () => {
+      const imported = await runCli(['--config', env.configFile, 'auth', 'import'], {
+        env: { ...env.env, RECEIVABLES_REFRESH_TOKEN: await refreshTokenOf() },
+      });
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(imported.stdout).toMatch(/^Imported\./);
+      dropCsv(
+        env.dropDir,
+        'accounts-2.csv',
+        ACCOUNT_HEADER,
+        range(4, 5).map((i) => accountRow(i)),
+      );
+      const result = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });
+      expect(result.code, result.stderr).toBe(0);
+      expect(lastJsonLine(result.stdout).accounts).toMatchObject({ created: 2, failed: 0 });
+    });
+  },
+);
