@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildSandboxApp, createSandboxDeps } from './app.js';
 import type { SandboxDeps } from './context.js';
 import { ALL_SCOPES } from './oauth/scopes.js';
-import { type SandboxOptions, type SandboxOverrides, sandboxOptions } from './options.js';
+import { type SandboxOverrides, sandboxOptions } from './options.js';
 import { type Seeded, seedStore } from './store.js';
 
 export interface RunningSandbox {

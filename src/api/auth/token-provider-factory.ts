@@ -89,7 +89,6 @@ export function createTokenProvider(setup: AuthSetup): TokenProvider {
   const { store, lock, tokenEndpoint } = createAuthComponents({ ...setup, log });
   const refreshToken = setup.secrets.refreshToken;
   const baseUrl = setup.config.api.baseUrl;
-  const fetchImpl = setup.fetch;
   return new RefreshingTokenProvider({
     store,
     lock,
