@@ -16,6 +16,8 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY config ./config
+# The state and credentials folder, and the drop folder's mount point, writable by the worker.
+RUN mkdir -p /app/data /app/drop && chown node:node /app/data /app/drop
 USER node
 HEALTHCHECK --interval=15s --timeout=5s --retries=5 \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.DASHBOARD_PORT || 3000) + '/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))" || exit 1

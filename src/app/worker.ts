@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { LoadedConfig } from '../config/load.js';
+import { type LoadedConfig, requireSources } from '../config/load.js';
 import { resolveCredentials } from '../dashboard/credentials.js';
 import type { RunningDashboard } from '../dashboard/server.js';
 import { AppError } from '../domain/errors.js';
@@ -85,6 +85,7 @@ export async function startWorker(
     throw new AppError('WORKER_REDIS_MISSING', '`worker` needs Redis: set REDIS_URL (or queue.redisUrl)', {
       kind: 'config',
     });
+  requireSources(loaded);
   const problems = SourceSchedules.problems(loaded.config.sources);
   if (problems.length > 0)
     throw new AppError(

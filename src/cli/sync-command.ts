@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { checkAccess, openSyncRuntime, syncServiceOf } from '../app/runtime.js';
-import { loadConfig } from '../config/load.js';
+import { loadConfig, requireSources } from '../config/load.js';
 import { RUN_SHUT_DOWN } from '../state/runs.js';
 import type { SourceSummary } from '../sync/run-sync.js';
 import { CliError, EXIT_CANNOT_RUN, EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
@@ -41,12 +41,8 @@ export function syncCommand(): Command {
       if (!flags.once)
         throw new CliError('`sync` needs --once (the scheduled, long-running mode is `worker`)');
       const loaded = loadConfig({ file: command.optsWithGlobals().config });
-      const sources = loaded.config.sources.filter((s) => !flags.source || s.id === flags.source);
-      if (sources.length === 0) {
-        throw new CliError(
-          flags.source ? `no source "${flags.source}" in the configuration` : 'no source is configured',
-        );
-      }
+      const sources = requireSources(loaded).filter((s) => !flags.source || s.id === flags.source);
+      if (sources.length === 0) throw new CliError(`no source "${flags.source}" in the configuration`);
       const started = Date.now();
       const runtime = await openSyncRuntime(loaded);
       const progress = new ProgressLine(process.stderr, () => runtime.limiter.stats().waitedMsTotal);

@@ -170,3 +170,20 @@ function duplicateSourceIds(sources: unknown): string[] {
   }
   return problems;
 }
+
+/**
+ * The configured sources, or an error that says how to configure one: the built-in defaults
+ * define none, so `sync` and `worker` never push sample data to a service by accident.
+ */
+export function requireSources(loaded: LoadedConfig): Config['sources'] {
+  if (loaded.config.sources.length > 0) return loaded.config.sources;
+  const where = loaded.file
+    ? `${loaded.file} defines no source`
+    : 'no configuration file was found (--config FILE, RECEIVABLES_SYNC_CONFIG, or ./receivables-sync.yaml)';
+  throw new AppError(
+    'NO_SOURCE',
+    `no source is configured: ${where}. Add a \`sources:\` entry (see the README, "Sources"), ` +
+      'or run `receivables-sync demo` (npm run demo) to try the sample drop folder against a local sandbox',
+    { kind: 'config' },
+  );
+}

@@ -1,6 +1,8 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxCompat } from '../../src/sandbox/options.js';
-import { runCli } from '../support/cli.js';
+import { REPO_ROOT, runCli } from '../support/cli.js';
 import { ACCOUNT_HEADER, accountRow, dropCsv, range } from '../support/drop-data.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { lastJsonLine, type SyncEnv, syncEnv } from '../support/sync-env.js';
@@ -62,3 +64,36 @@ describe.each<SandboxCompat['protectedResource']>(['api', 'base'])(
     });
   },
 );
+
+describe('no accidental sync', () => {
+  let sandbox: TestSandbox;
+  beforeAll(async () => {
+    sandbox = await startTestSandbox();
+  });
+  afterAll(() => sandbox?.close());
+
+  it.each([['sync', '--once'], ['worker']])(
+    'when `%s` runs in the repository with no configuration file, then exit 1 with a hint, nothing sent, examples/ untouched',
+    async (...args) => {
+      const sample = join(REPO_ROOT, 'examples', 'drop');
+      const before = readdirSync(sample, { recursive: true }).map(String).sort();
+      const statsBefore = await sandbox.admin('GET', '/stats');
+      const result = await runCli(args, {
+        cwd: REPO_ROOT,
+        env: {
+          RECEIVABLES_SYNC_CONFIG: '',
+          RECEIVABLES_BASE_URL: sandbox.baseUrl,
+          RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
+          REDIS_URL: 'redis://127.0.0.1:6379',
+          DATABASE_URL: '',
+          LOG_LEVEL: 'warn',
+        },
+      });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/no source is configured: no configuration file was found/);
+      expect(result.stderr).toMatch(/receivables-sync demo/);
+      expect(readdirSync(sample, { recursive: true }).map(String).sort()).toEqual(before);
+      expect(await sandbox.admin('GET', '/stats')).toEqual(statsBefore);
+    },
+  );
+});

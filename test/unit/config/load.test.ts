@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config/load.js';
+import { ConfigError, loadConfig, requireSources } from '../../../src/config/load.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'rs-config-'));
 const write = (folder: string, text: string) => {
@@ -16,7 +16,21 @@ describe('configuration', () => {
     const { config, file } = loadConfig({ env: {}, cwd: dir() });
     expect(file).toBeNull();
     expect(config.dashboard).toEqual({ host: '127.0.0.1', port: 3000, queueAdmin: false });
-    expect(config.sources[0]).toMatchObject({ id: 'erp-csv', type: 'csv', stableSeconds: 5 });
+    // No source by default: nothing is synced by accident.
+    expect(config.sources).toEqual([]);
+  });
+
+  it('when no source is configured, then requireSources says where and how to configure one', () => {
+    const none = loadConfig({ env: {}, cwd: dir() });
+    expect(() => requireSources(none)).toThrowError(
+      /no configuration file was found.*receivables-sync demo/s,
+    );
+    const folder = dir();
+    write(folder, 'log:\n  level: warn\n');
+    const empty = loadConfig({ env: {}, cwd: folder });
+    expect(() => requireSources(empty)).toThrowError(/receivables-sync\.yaml defines no source/);
+    write(folder, 'sources:\n  - id: billing\n    type: csv\n    dropDir: drop\n');
+    expect(requireSources(loadConfig({ env: {}, cwd: folder })).map((s) => s.id)).toEqual(['billing']);
   });
 
   it('when ./receivables-sync.yaml exists, then it is merged over the defaults and its paths are relative to it', () => {
