@@ -3,6 +3,7 @@ import { messageOf } from '../domain/errors.js';
 import { authCommand } from './auth-command.js';
 import { dashboardCommand } from './dashboard-command.js';
 import { demoCommand } from './demo-command.js';
+import { doctorCommand } from './doctor-command.js';
 import { EXIT_CANNOT_RUN, exitCodeOf } from './errors.js';
 import { failuresCommand } from './failures-command.js';
 import { migrateCommand } from './migrate-command.js';
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
     )
     .showHelpAfterError()
     .addCommand(syncCommand())
+    .addCommand(doctorCommand())
     .addCommand(workerCommand())
     .addCommand(failuresCommand())
     .addCommand(statusCommand())

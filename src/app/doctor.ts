@@ -1,0 +1,383 @@
+import { constants as fsConstants } from 'node:fs';
+import { access, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
+import { sql } from 'kysely';
+import { apiBaseOf, discover } from '../api/auth/discovery.js';
+import { createTokenProvider } from '../api/auth/token-provider-factory.js';
+import type { LoadedConfig } from '../config/load.js';
+import type { SourceConfig } from '../config/schema.js';
+import { messageOf } from '../domain/errors.js';
+import { createLogger } from '../logging/logger.js';
+import { loadModuleSource } from '../sources/module/module-loader.js';
+import { probeQuery } from '../sources/sql/keyset-query.js';
+import { connectPg } from '../sources/sql/pg-session.js';
+import { openStateDatabase } from '../state/database.js';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+/** One line of `doctor`: what was checked, how it went, and why (with the fix when it failed). */
+export interface DoctorCheck {
+  name: string;
+  status: CheckStatus;
+  detail: string;
+}
+
+export interface DoctorOptions {
+  /** Only this source's checks (the others are skipped). */
+  sourceId?: string | undefined;
+  fetch?: typeof fetch;
+}
+
+const ok = (name: string, detail: string): DoctorCheck => ({ name, status: 'ok', detail });
+const warn = (name: string, detail: string): DoctorCheck => ({ name, status: 'warn', detail });
+const fail = (name: string, detail: string): DoctorCheck => ({ name, status: 'fail', detail });
+
+/** Seconds of clock difference with the server beyond which a warning is given. */
+const CLOCK_SKEW_WARN_SECONDS = 60;
+
+/**
+ * `doctor`: checks a setup end to end before the first pass, each part on its own (one failing
+ * does not hide the others), writing nothing to the service: the configuration, the state DB and
+ * its migrations, Redis and its eviction policy, the API's `/status`, discovery, the token and
+ * what it may read, the organization, the advertised rate-limit policy, the clock, then each
+ * source (drop folder writable, SQL queries compiling, module loading).
+ */
+export async function runDoctor(loaded: LoadedConfig, options: DoctorOptions = {}): Promise<DoctorCheck[]> {
+  const { config } = loaded;
+  const fetchImpl = options.fetch ?? fetch;
+  const checks: DoctorCheck[] = [];
+  const sources = config.sources.filter((s) => !options.sourceId || s.id === options.sourceId);
+  checks.push(configCheck(loaded, sources.length, options.sourceId));
+  checks.push(await stateCheck(loaded));
+  checks.push(await redisCheck(config.queue.redisUrl));
+  const baseUrl = config.api.baseUrl?.replace(/\/+$/, '');
+  if (!baseUrl) {
+    checks.push(fail('api', 'no API: set RECEIVABLES_BASE_URL (or api.baseUrl)'));
+  } else {
+    const timeoutMs = config.api.timeoutSeconds * 1000;
+    const get = (url: string, token?: string) =>
+      fetchImpl(url, {
+        headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    const status = await statusCheck(baseUrl, get);
+    checks.push(status);
+    if (status.status !== 'fail') {
+      checks.push(await discoveryCheck(baseUrl, fetchImpl));
+      checks.push(...(await tokenChecks(loaded, baseUrl, get)));
+    }
+  }
+  for (const source of sources) checks.push(await sourceCheck(source, loaded));
+  return checks;
+}
+
+function configCheck(loaded: LoadedConfig, sources: number, sourceId: string | undefined): DoctorCheck {
+  const from = loaded.file
+    ? `read ${loaded.file}`
+    : 'no configuration file: built-in defaults and environment';
+  if (sourceId && sources === 0) return fail('config', `${from}; no source "${sourceId}" in it`);
+  if (loaded.config.sources.length === 0)
+    return fail('config', `${from}; no source is configured: add a \`sources:\` entry (README, "Sources")`);
+  return ok('config', `${from}; ${loaded.config.sources.length} source(s)`);
+}
+
+async function stateCheck(loaded: LoadedConfig): Promise<DoctorCheck> {
+  const { state } = loaded.config;
+  const where = state.databaseUrl ? `Postgres (schema ${state.schema})` : `embedded, in ${state.dataDir}`;
+  try {
+    // Migrations are applied by every command that syncs: here only counted, never applied.
+    const database = await openStateDatabase({ ...state, migrate: false });
+    try {
+      const applied = await sql<{ n: number }>`select count(*)::int as n from kysely_migration`
+        .execute(database.db)
+        .then((r) => r.rows[0]?.n ?? 0)
+        .catch(() => 0); // no table yet: nothing applied
+      return applied > 0
+        ? ok('state DB', `${where}: reachable, ${applied} migration(s) applied`)
+        : warn('state DB', `${where}: reachable, not migrated yet (the first sync, or \`migrate\`, does it)`);
+    } finally {
+      await database.close();
+    }
+  } catch (error) {
+    return fail('state DB', `${where}: ${messageOf(error)}; check DATABASE_URL (or state.dataDir)`);
+  }
+}
+
+async function redisCheck(url: string | null | undefined): Promise<DoctorCheck> {
+  if (!url) return ok('redis', 'not configured: `sync --once` limits its own rate; `worker` needs REDIS_URL');
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 3_000,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+    let policy: string | undefined;
+    try {
+      const answer = (await redis.config('GET', 'maxmemory-policy')) as string[];
+      policy = answer[1];
+    } catch {
+      return warn(
+        'redis',
+        `${redactedUrl(url)}: reachable; its maxmemory-policy cannot be read (CONFIG is off)`,
+      );
+    }
+    return policy === 'noeviction'
+      ? ok('redis', `${redactedUrl(url)}: reachable, maxmemory-policy noeviction`)
+      : warn(
+          'redis',
+          `${redactedUrl(url)}: maxmemory-policy is ${policy}: Redis may evict queued jobs and rate-limit state; set noeviction`,
+        );
+  } catch (error) {
+    return fail('redis', `${redactedUrl(url)}: unreachable (${messageOf(error)}); check REDIS_URL`);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+type Get = (url: string, token?: string) => Promise<Response>;
+
+async function statusCheck(baseUrl: string, get: Get): Promise<DoctorCheck> {
+  const url = `${apiBaseOf(baseUrl)}/status`;
+  try {
+    const response = await get(url);
+    await response.body?.cancel();
+    return response.ok
+      ? ok('api', `GET ${url}: ${response.status}`)
+      : fail(
+          'api',
+          `GET ${url} answered ${response.status}: is ${baseUrl} the service's {base_url} (without /api/public/v1)?`,
+        );
+  } catch (error) {
+    return fail(
+      'api',
+      `${baseUrl} is unreachable: ${reasonOf(error)}; check RECEIVABLES_BASE_URL and the network`,
+    );
+  }
+}
+
+async function discoveryCheck(baseUrl: string, fetchImpl: typeof fetch): Promise<DoctorCheck> {
+  try {
+    const found = await discover({ baseUrl, fetch: fetchImpl });
+    const what = `authorization server ${found.authorizationServer.issuer}; the protected resource names ${found.resourceNamed.value}`;
+    return found.warnings.length > 0
+      ? warn('discovery', `${what}; ${found.warnings.join('; ')}`)
+      : ok('discovery', what);
+  } catch (error) {
+    return warn(
+      'discovery',
+      `${messageOf(error)}; a refresh token still works (the spec's {base_url}/api/oauth/token); ` +
+        '`auth login` needs discovery, or auth.authorizationEndpoint and auth.tokenEndpoint',
+    );
+  }
+}
+
+/** The token, what it may read, the organization, the rate-limit policy and the clock: from two reads. */
+async function tokenChecks(loaded: LoadedConfig, baseUrl: string, get: Get): Promise<DoctorCheck[]> {
+  const { config, secrets } = loaded;
+  let token: string;
+  try {
+    const provider = createTokenProvider({ config, secrets, log: createLogger({ level: 'silent' }) });
+    token = await provider.getAccessToken();
+  } catch (error) {
+    return [
+      fail(
+        'token',
+        `no usable credentials: ${messageOf(error)}; set RECEIVABLES_ACCESS_TOKEN or RECEIVABLES_REFRESH_TOKEN, or run \`auth login\``,
+      ),
+    ];
+  }
+  const api = apiBaseOf(baseUrl);
+  let organizations: Response;
+  try {
+    organizations = await get(`${api}/organizations`, token);
+  } catch (error) {
+    return [fail('token', `GET ${api}/organizations: ${reasonOf(error)}`)];
+  }
+  const checks: DoctorCheck[] = [];
+  if (organizations.status === 401)
+    return [fail('token', 'refused (401): the token is invalid or expired; log in again')];
+  if (organizations.status === 403)
+    return [
+      fail('token', 'valid, but may not read organizations (403): it needs the organizations:read scope'),
+    ];
+  if (!organizations.ok) return [fail('token', `GET ${api}/organizations answered ${organizations.status}`)];
+  const body = (await organizations.json().catch(() => null)) as {
+    nodes?: Array<{ id: string; name?: string }>;
+  } | null;
+  const seen = body?.nodes ?? [];
+  const wanted = config.api.organizationId;
+  let organizationId: string | undefined;
+  if (wanted) {
+    if (seen.some((o) => o.id === wanted)) {
+      organizationId = wanted;
+      checks.push(ok('organization', `${wanted} is among the ${seen.length} the token sees`));
+    } else {
+      checks.push(
+        fail(
+          'organization',
+          `api.organizationId ${wanted} is not among those the token sees (${seen.map((o) => o.id).join(', ') || 'none'}); fix RECEIVABLES_ORGANIZATION_ID`,
+        ),
+      );
+    }
+  } else if (seen.length === 1) {
+    organizationId = seen[0]!.id;
+    checks.push(ok('organization', `${organizationId}, the only one the token sees`));
+  } else {
+    checks.push(
+      fail(
+        'organization',
+        `the token sees ${seen.length} organizations (${seen.map((o) => o.id).join(', ') || 'none'}): set RECEIVABLES_ORGANIZATION_ID`,
+      ),
+    );
+  }
+  // What a sync reads first: the accounts of the organization (accounts:read).
+  if (organizationId) {
+    const accounts = await get(
+      `${api}/accounts?organizationId=${encodeURIComponent(organizationId)}&first=1`,
+      token,
+    );
+    await accounts.body?.cancel();
+    checks.unshift(
+      accounts.status === 403
+        ? fail(
+            'token',
+            'valid, but may not read accounts (403): it needs accounts:read, and accounts:all to sync',
+          )
+        : accounts.ok
+          ? ok(
+              'token',
+              'valid: reads organizations and accounts (writes are not tried: doctor writes nothing)',
+            )
+          : fail('token', `GET ${api}/accounts answered ${accounts.status}`),
+    );
+  } else {
+    checks.unshift(ok('token', 'valid: reads organizations'));
+  }
+  const policy = organizations.headers.get('ratelimit-policy');
+  checks.push(
+    policy
+      ? ok('rate limit', `RateLimit-Policy: ${policy}`)
+      : warn(
+          'rate limit',
+          'no RateLimit-Policy header: the limiter assumes the spec default of 300 per 60 s',
+        ),
+  );
+  const date = organizations.headers.get('date');
+  if (date) {
+    const skew = Math.round((Date.parse(date) - Date.now()) / 1000);
+    checks.push(
+      Math.abs(skew) > CLOCK_SKEW_WARN_SECONDS
+        ? warn(
+            'clock',
+            `this machine's clock is ${Math.abs(skew)} s ${skew > 0 ? 'behind' : 'ahead of'} the server's: token expiry and rate windows drift; sync the clock (NTP)`,
+          )
+        : ok('clock', `within ${Math.max(1, Math.abs(skew))} s of the server's`),
+    );
+  } else {
+    checks.push(warn('clock', 'the server sends no Date header: the clock skew is unknown'));
+  }
+  return checks;
+}
+
+async function sourceCheck(source: SourceConfig, loaded: LoadedConfig): Promise<DoctorCheck> {
+  const name = `source ${source.id}`;
+  try {
+    if (source.type === 'csv') return await dropFolderCheck(name, resolve(source.dropDir));
+    if (source.type === 'sql') return await sqlCheck(name, source, loaded);
+    return await moduleCheck(name, source, loaded);
+  } catch (error) {
+    return fail(name, messageOf(error));
+  }
+}
+
+/** Exists, readable, and a file can be renamed in it (claims are renames). */
+async function dropFolderCheck(name: string, dir: string): Promise<DoctorCheck> {
+  try {
+    const info = await stat(dir);
+    if (!info.isDirectory()) return fail(name, `${dir} is not a folder`);
+  } catch {
+    return fail(name, `the drop folder ${dir} does not exist: create it (mkdir -p) or fix dropDir`);
+  }
+  try {
+    await access(dir, fsConstants.R_OK | fsConstants.W_OK);
+    const probe = join(dir, `.doctor-${process.pid}.tmp`);
+    await writeFile(probe, '');
+    await rename(probe, `${probe}.moved`);
+    await rm(`${probe}.moved`, { force: true });
+  } catch (error) {
+    return fail(
+      name,
+      `the drop folder ${dir} is not writable (${messageOf(error)}): files are claimed by renaming them`,
+    );
+  }
+  return ok(name, `drop folder ${dir}: exists, writable`);
+}
+
+async function sqlCheck(
+  name: string,
+  source: Extract<SourceConfig, { type: 'sql' }>,
+  loaded: LoadedConfig,
+): Promise<DoctorCheck> {
+  const url = loaded.env[source.urlEnv];
+  if (!url) return fail(name, `${source.urlEnv} is not set: it holds the billing database's URL`);
+  const session = await connectPg(url, createLogger({ level: 'silent' }));
+  try {
+    const streams = Object.entries(source.streams).filter(([, stream]) => stream !== undefined);
+    for (const [stream, settings] of streams) {
+      try {
+        await session.query(probeQuery((settings as { query: string }).query));
+      } catch (error) {
+        return fail(name, `the ${stream} query does not compile: ${messageOf(error)}`);
+      }
+    }
+    return ok(
+      name,
+      `connects; ${streams.map(([s]) => s).join(', ') || 'no'} stream queries compile (limit 0)`,
+    );
+  } finally {
+    await session.end();
+  }
+}
+
+async function moduleCheck(
+  name: string,
+  source: Extract<SourceConfig, { type: 'module' }>,
+  loaded: LoadedConfig,
+): Promise<DoctorCheck> {
+  const baseDir = loaded.file ? resolve(loaded.file, '..') : process.cwd();
+  await loadModuleSource({
+    sourceId: source.id,
+    specifier: source.module,
+    baseDir,
+    options: source.options ?? {},
+    context: {
+      sourceId: source.id,
+      logger: createLogger({ level: 'silent' }),
+      clock: { now: () => new Date() },
+      env: loaded.env,
+      moduleDir: baseDir,
+      cursors: { get: async () => null, set: async () => {} },
+    },
+  });
+  return ok(name, `module ${source.module} loads`);
+}
+
+function reasonOf(error: unknown): string {
+  const cause = (error as { cause?: unknown })?.cause;
+  return cause ? `${messageOf(error)} (${messageOf(cause)})` : messageOf(error);
+}
+
+function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}

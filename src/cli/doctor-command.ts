@@ -1,0 +1,43 @@
+import { Command } from 'commander';
+import { type DoctorCheck, runDoctor } from '../app/doctor.js';
+import { loadConfig } from '../config/load.js';
+import { messageOf } from '../domain/errors.js';
+import { EXIT_CANNOT_RUN, EXIT_OK } from './errors.js';
+
+/**
+ * `doctor [--source ID] [--json]`: checks the setup end to end and prints each check as ok / warn /
+ * fail with the reason and the fix; exit 0 when nothing failed, 1 otherwise. With `--json`, the
+ * last stdout line is `{"ok":bool,"checks":[{"name","status","detail"}]}`. Writes nothing to the
+ * service.
+ */
+export function doctorCommand(): Command {
+  return new Command('doctor')
+    .description(
+      'check the setup before a first pass: config, state DB, Redis, the API, discovery, the token, the organization, the rate policy, the clock, each source',
+    )
+    .option('--source <id>', 'check only this source')
+    .option('--json', 'print {"ok","checks":[...]} as the last stdout line')
+    .action(async (flags: { source?: string; json?: boolean }, command: Command) => {
+      let checks: DoctorCheck[];
+      try {
+        const loaded = loadConfig({ file: command.optsWithGlobals().config });
+        checks = await runDoctor(loaded, { sourceId: flags.source });
+      } catch (error) {
+        checks = [{ name: 'config', status: 'fail', detail: messageOf(error) }];
+      }
+      const failed = checks.some((c) => c.status === 'fail');
+      const width = Math.max(...checks.map((c) => c.name.length));
+      const lines = checks.map((c) => `${c.status.padEnd(4)}  ${c.name.padEnd(width)}  ${c.detail}`);
+      const verdict = failed
+        ? `${checks.filter((c) => c.status === 'fail').length} check(s) failed: fix them, then run doctor again`
+        : 'ready: next, `sync --once --dry-run`';
+      const text = `${lines.join('\n')}\n\n${verdict}\n`;
+      if (flags.json) {
+        process.stderr.write(text);
+        process.stdout.write(`${JSON.stringify({ ok: !failed, checks })}\n`);
+      } else {
+        process.stdout.write(text);
+      }
+      process.exitCode = failed ? EXIT_CANNOT_RUN : EXIT_OK;
+    });
+}
