@@ -65,7 +65,7 @@ export async function runDoctor(loaded: LoadedConfig, options: DoctorOptions = {
     checks.push(status);
     if (status.status !== 'fail') {
       checks.push(await discoveryCheck(baseUrl, fetchImpl));
-      checks.push(...(await tokenChecks(loaded, baseUrl, get)));
+      checks.push(...(await tokenChecks(loaded, baseUrl, get, fetchImpl)));
     }
   }
   for (const source of sources) checks.push(await sourceCheck(source, loaded));
@@ -177,11 +177,21 @@ async function discoveryCheck(baseUrl: string, fetchImpl: typeof fetch): Promise
 }
 
 /** The token, what it may read, the organization, the rate-limit policy and the clock: from two reads. */
-async function tokenChecks(loaded: LoadedConfig, baseUrl: string, get: Get): Promise<DoctorCheck[]> {
+async function tokenChecks(
+  loaded: LoadedConfig,
+  baseUrl: string,
+  get: Get,
+  fetchImpl: typeof fetch,
+): Promise<DoctorCheck[]> {
   const { config, secrets } = loaded;
   let token: string;
   try {
-    const provider = createTokenProvider({ config, secrets, log: createLogger({ level: 'silent' }) });
+    const provider = createTokenProvider({
+      config,
+      secrets,
+      log: createLogger({ level: 'silent' }),
+      fetch: fetchImpl,
+    });
     token = await provider.getAccessToken();
   } catch (error) {
     return [

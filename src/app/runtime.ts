@@ -81,7 +81,16 @@ export async function migrateState(loaded: LoadedConfig): Promise<{ kind: string
  * The composition root of a sync: logger, state DB, Redis (when configured), the shared rate
  * limiter, the token provider and the API client; then the organization to sync into.
  */
-export async function openSyncRuntime(loaded: LoadedConfig, logger?: Logger): Promise<SyncRuntime> {
+export interface SyncRuntimeOptions {
+  /** The fetch of every API and token-endpoint call (`--trace-http` records them through it). */
+  fetch?: typeof fetch | undefined;
+}
+
+export async function openSyncRuntime(
+  loaded: LoadedConfig,
+  logger?: Logger,
+  options: SyncRuntimeOptions = {},
+): Promise<SyncRuntime> {
   const { config, secrets } = loaded;
   if (!config.api.baseUrl) {
     throw new AppError(
@@ -106,9 +115,16 @@ export async function openSyncRuntime(loaded: LoadedConfig, logger?: Logger): Pr
     if (redis) closers.push(() => redis.quit());
     const limiter = createRateLimiter({ redis, logger: state.logger });
     closers.push(() => limiter.close());
-    const tokens = createTokenProvider({ config, secrets, log: state.logger, ...(redis ? { redis } : {}) });
+    const tokens = createTokenProvider({
+      config,
+      secrets,
+      log: state.logger,
+      ...(redis ? { redis } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
     const client = new ReceivablesClient({
       baseUrl: config.api.baseUrl,
+      fetch: options.fetch,
       tokens,
       limiter,
       logger: state.logger,

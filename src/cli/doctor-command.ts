@@ -1,8 +1,10 @@
 import { Command } from 'commander';
+import { HttpTrace } from '../api/http-trace.js';
 import { type DoctorCheck, runDoctor } from '../app/doctor.js';
 import { loadConfig } from '../config/load.js';
 import { messageOf } from '../domain/errors.js';
 import { EXIT_CANNOT_RUN, EXIT_OK } from './errors.js';
+import { writeTrace } from './sync-command.js';
 
 /**
  * `doctor [--source ID] [--json]`: checks the setup end to end and prints each check as ok / warn /
@@ -17,14 +19,23 @@ export function doctorCommand(): Command {
     )
     .option('--source <id>', 'check only this source')
     .option('--json', 'print {"ok","checks":[...]} as the last stdout line')
-    .action(async (flags: { source?: string; json?: boolean }, command: Command) => {
+    .option(
+      '--trace-http <file>',
+      'write every HTTP request and response to FILE as HAR 1.2 (credentials redacted)',
+    )
+    .action(async (flags: { source?: string; json?: boolean; traceHttp?: string }, command: Command) => {
       let checks: DoctorCheck[];
+      const trace = flags.traceHttp ? new HttpTrace() : undefined;
       try {
         const loaded = loadConfig({ file: command.optsWithGlobals().config });
-        checks = await runDoctor(loaded, { sourceId: flags.source });
+        checks = await runDoctor(loaded, {
+          sourceId: flags.source,
+          ...(trace ? { fetch: trace.fetch() } : {}),
+        });
       } catch (error) {
         checks = [{ name: 'config', status: 'fail', detail: messageOf(error) }];
       }
+      if (trace && flags.traceHttp) await writeTrace(trace, flags.traceHttp);
       const failed = checks.some((c) => c.status === 'fail');
       const width = Math.max(...checks.map((c) => c.name.length));
       const lines = checks.map((c) => `${c.status.padEnd(4)}  ${c.name.padEnd(width)}  ${c.detail}`);

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { HttpTrace } from '../api/http-trace.js';
 import { checkAccess, openSyncRuntime, syncServiceOf } from '../app/runtime.js';
 import { loadConfig, requireSources } from '../config/load.js';
 import { RUN_SHUT_DOWN } from '../state/runs.js';
@@ -14,6 +15,7 @@ interface SyncFlags {
   source?: string;
   dryRun?: boolean;
   json?: boolean;
+  traceHttp?: string;
 }
 
 const readAnything = (summaries: readonly SourceSummary[]): boolean =>
@@ -31,6 +33,10 @@ export function syncCommand(): Command {
     .option('--source <id>', 'only this source')
     .option('--dry-run', 'plan and print the operations without any write call')
     .option('--json', 'print one JSON summary object as the last stdout line')
+    .option(
+      '--trace-http <file>',
+      'write every HTTP request and response of the pass to FILE as HAR 1.2 (credentials and tokens redacted)',
+    )
     .addHelpText(
       'after',
       '\nExit codes: 0 every row synced or unchanged; 2 the pass finished but some rows failed (listed); 1 it could not run.' +
@@ -44,7 +50,15 @@ export function syncCommand(): Command {
       const sources = requireSources(loaded).filter((s) => !flags.source || s.id === flags.source);
       if (sources.length === 0) throw new CliError(`no source "${flags.source}" in the configuration`);
       const started = Date.now();
-      const runtime = await openSyncRuntime(loaded);
+      const trace = flags.traceHttp ? new HttpTrace() : undefined;
+      const saveTrace = () =>
+        trace && flags.traceHttp ? writeTrace(trace, flags.traceHttp) : Promise.resolve();
+      const runtime = await openSyncRuntime(loaded, undefined, { fetch: trace?.fetch() }).catch(
+        async (error: unknown) => {
+          await saveTrace();
+          throw error;
+        },
+      );
       const progress = new ProgressLine(process.stderr, () => runtime.limiter.stats().waitedMsTotal);
       const summaries: SourceSummary[] = [];
       let stopped: unknown = null;
@@ -73,6 +87,7 @@ export function syncCommand(): Command {
         progress.finish();
         await runtime.close();
       }
+      await saveTrace();
       const stats = runtime.client.stats;
       const summary = jsonSummary(
         summaries,
@@ -152,4 +167,12 @@ function onShutdown(
       signals.dispose();
     },
   };
+}
+
+/** Saves a `--trace-http` file and says where, on stderr. */
+export async function writeTrace(trace: HttpTrace, file: string): Promise<void> {
+  await trace.save(file);
+  process.stderr.write(
+    `HTTP trace: ${trace.size} request(s) in ${file} (HAR 1.2; credentials and tokens redacted)\n`,
+  );
 }

@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { TEST_DATABASE_URL } from '../support/postgres.js';
@@ -124,6 +125,19 @@ describe('doctor', () => {
       expect(result.report.checks.filter((c) => c.status === 'fail').map((c) => c.name)).toEqual([name]);
     },
   );
+
+  it('when --trace-http is given, then its requests are in the HAR file, the token redacted', async () => {
+    const har = join(env.dir, 'doctor.har');
+    const result = await doctor({}, ['--trace-http', har]);
+    expect(result.code, result.stderr).toBe(0);
+    const text = readFileSync(har, 'utf8');
+    const urls = (JSON.parse(text).log.entries as Array<{ request: { url: string } }>).map(
+      (e) => e.request.url,
+    );
+    expect(urls).toContain(`${sandbox.baseUrl}/api/public/v1/status`);
+    expect(urls).toContain(`${sandbox.baseUrl}/api/public/v1/organizations`);
+    expect(text).not.toContain(sandbox.accessToken);
+  });
 
   it('when the token may not read accounts, then the token check names the missing scope', async () => {
     const limited = await sandbox.admin('POST', '/tokens', { scopes: ['organizations:read'] });

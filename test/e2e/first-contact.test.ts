@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxCompat } from '../../src/sandbox/options.js';
@@ -44,6 +44,43 @@ describe.each<SandboxCompat['protectedResource']>(['api', 'base'])(
       });
       expect(result.code, result.stderr).toBe(0);
       expect(lastJsonLine(result.stdout).accounts).toMatchObject({ created: 3, failed: 0 });
+    });
+
+    it('when sync --once runs with --trace-http, then every request of the pass is in the HAR file, with no token in it', async () => {
+      // A state folder of its own: no stored credentials, so the refresh token is exchanged in the pass.
+      const own = syncEnv(sandbox, 'embedded');
+      try {
+        const refreshToken = await refreshTokenOf();
+        dropCsv(own.dropDir, 'accounts.csv', ACCOUNT_HEADER, [accountRow(90)]);
+        const har = join(own.dir, 'pass.har');
+        const result = await runCli(
+          ['--config', own.configFile, 'sync', '--once', '--json', '--trace-http', har],
+          {
+            env: {
+              ...own.env,
+              RECEIVABLES_ACCESS_TOKEN: '',
+              RECEIVABLES_TOKEN_KEY: env.env.RECEIVABLES_TOKEN_KEY,
+              RECEIVABLES_REFRESH_TOKEN: refreshToken,
+            },
+          },
+        );
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stderr).toMatch(/HTTP trace: \d+ request\(s\) in .*pass\.har/);
+        const text = readFileSync(har, 'utf8');
+        const entries = JSON.parse(text).log.entries as Array<{ request: any; response: any }>;
+        // The API calls the summary counts, plus the one token grant, and nothing else.
+        const api = entries.filter((e) => e.request.url.includes('/api/public/v1/'));
+        expect(api).toHaveLength(lastJsonLine(result.stdout).apiRequests);
+        const grants = entries.filter((e) => e.request.url.endsWith('/api/oauth/token'));
+        expect(grants).toHaveLength(1);
+        expect(entries).toHaveLength(api.length + grants.length);
+        expect(grants[0]!.request.postData.text).toContain('refresh_token=%5Bredacted%5D');
+        expect(api.some((e) => e.request.method === 'POST' && e.response.status === 201)).toBe(true);
+        expect(text).not.toContain(refreshToken);
+        expect(text).not.toMatch(/sbx_(at|rt)_/);
+      } finally {
+        await own.cleanup();
+      }
     });
 
     it('when a refresh token is imported, then the stored credentials sync the next drop', async () => {
