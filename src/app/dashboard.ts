@@ -11,6 +11,7 @@ import { workerSettingsOf } from '../jobs/worker-settings.js';
 import { SyncMetrics } from '../metrics/sync-metrics.js';
 import type { StateDb } from '../state/database.js';
 import { lastSuccessfulRuns } from '../state/status-queries.js';
+import { runDoctor } from './doctor.js';
 import { openStateRuntime } from './runtime.js';
 
 export interface DashboardServerProps {
@@ -54,6 +55,7 @@ export async function startDashboardServer(props: DashboardServerProps): Promise
       credentials,
       host,
       queueAdmin: config.dashboard.queueAdmin,
+      testConnection: () => runDoctor(props.loaded),
       metrics: props.metrics,
       clock: systemClock,
       logger: props.logger,

@@ -10,6 +10,7 @@ import { registerActionRoutes } from './action-routes.js';
 import { DashboardAuth, refuse, wantsHtml } from './auth.js';
 import { registerAuthRoutes } from './auth-routes.js';
 import { BULL_BOARD_PATH, bullBoardPlugin } from './bull-board.js';
+import { registerConnectionRoutes } from './connection-routes.js';
 import { assertServable } from './credentials.js';
 import { CsrfTokens, sameOrigin } from './csrf.js';
 import type { DashboardDeps, ReadinessCheck } from './deps.js';
@@ -145,8 +146,14 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
       hasQueues: queues !== undefined,
       refreshMs: deps.refreshMs ?? 2000,
       sourceIds: new Set(deps.sources.map((s) => s.id)),
+      canTestConnection: deps.testConnection !== undefined,
     });
     registerActionRoutes(scope, { auth, sources: deps.sources, queues, paused, queries, logger });
+    registerConnectionRoutes(scope, {
+      auth,
+      hasQueues: queues !== undefined,
+      testConnection: deps.testConnection,
+    });
     scope.get('/metrics', async (_request, reply) => {
       const { contentType, body } = await metrics.text();
       return reply.type(contentType).send(body);

@@ -41,4 +41,16 @@ export interface DashboardDeps {
   queueAdmin?: boolean;
   /** Lifetime of a sign-in (default 12 h). */
   sessionTtlMs?: number;
+  /**
+   * The "Test connection" button: the same checks as `receivables-sync doctor`. Without it the
+   * page has no such button.
+   */
+  testConnection?: (() => Promise<readonly ConnectionCheck[]>) | undefined;
+}
+
+/** One check of "Test connection" (what `doctor` prints). */
+export interface ConnectionCheck {
+  name: string;
+  status: 'ok' | 'warn' | 'fail';
+  detail: string;
 }

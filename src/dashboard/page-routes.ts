@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../domain/clock.js';
 import type { DashboardAuth } from './auth.js';
+import { connectionTestForm } from './connection-routes.js';
 import { renderNotice } from './notices.js';
 import type { StatusReader } from './status.js';
 import { html, type SafeHtml } from './views/html.js';
@@ -14,6 +15,8 @@ export interface PageRoutesProps {
   hasQueues: boolean;
   refreshMs: number;
   sourceIds: ReadonlySet<string>;
+  /** Whether the page offers "Test connection" (see connection-routes.ts). */
+  canTestConnection: boolean;
 }
 
 /** The sync page, its refreshed sections and its JSON twin (all behind the protected scope). */
@@ -57,7 +60,7 @@ export function registerPageRoutes(app: FastifyInstance, props: PageRoutesProps)
       csrfToken,
       hasQueues: props.hasQueues,
       banners,
-      body: syncPage(await pageProps(csrfToken)),
+      body: html`${syncPage(await pageProps(csrfToken))}${props.canTestConnection ? connectionTestForm(csrfToken) : ''}`,
     }).value;
   });
 

@@ -180,6 +180,29 @@ describe('the dashboard in a browser', () => {
     }
   });
 
+  it('when a user presses Test connection, then the checks of doctor show as a table, all passing', async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const page = await context.newPage();
+    try {
+      await page.goto(url);
+      await page.getByLabel('User').fill(USER);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Test connection' }).click();
+      await page.locator('#connection-test').waitFor();
+      expect(await page.locator('[data-field="verdict"]').textContent()).toBe(
+        'Every check passed: the setup is ready.',
+      );
+      for (const name of ['state DB', 'redis', 'api', 'discovery', 'token', 'organization', 'source erp-csv'])
+        expect(await page.locator(`tr[data-check="${name}"]`).getAttribute('data-status'), name).toBe('ok');
+      expect(await page.locator('tr[data-check="organization"]').textContent()).toContain(
+        sandbox.organizationId,
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
   it('when a request comes without credentials, then the dashboard refuses it (401)', async () => {
     const anonymous = await fetch(`${url}/api/status`);
     expect(anonymous.status).toBe(401);
