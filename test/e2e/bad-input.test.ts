@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import {
@@ -11,9 +10,8 @@ import {
   invoiceRow,
   range,
 } from '../support/drop-data.js';
-import { TEST_DATABASE_URL } from '../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import { lastJsonLine, type SyncEnv, syncEnv } from '../support/sync-env.js';
+import { lastJsonLine, openFailuresOf, type SyncEnv, syncEnv } from '../support/sync-env.js';
 
 /**
  * Data the state DB cannot store, a misspelt header, a file of nothing but bad rows: each is the
@@ -34,19 +32,6 @@ function whereFilesAre(env: SyncEnv) {
       : [],
     rejected: existsSync(join(env.dropDir, 'rejected')) ? readdirSync(join(env.dropDir, 'rejected')) : [],
   };
-}
-
-async function openFailures(env: SyncEnv): Promise<number> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    const { rows } = await client.query(
-      `select count(*)::int as n from "${env.env.DATABASE_SCHEMA}".failures where resolved_at is null`,
-    );
-    return rows[0].n;
-  } finally {
-    await client.end();
-  }
 }
 
 describe('bad input is the data’s problem, never the pass’s', () => {
@@ -86,7 +71,7 @@ describe('bad input is the data’s problem, never the pass’s', () => {
       const report = files.archived.find((f) => f.endsWith('accounts.csv.errors.csv'));
       expect(report).toBeDefined();
       expect(files.archived.some((f) => f.endsWith('invoices.csv.errors.csv'))).toBe(true);
-      expect(await openFailures(env)).toBe(1);
+      expect(await openFailuresOf(env)).toBe(1);
 
       // The report, corrected, dropped back as it is.
       const text = readFileSync(join(env.dropDir, 'archive', report!), 'utf8');
@@ -95,7 +80,7 @@ describe('bad input is the data’s problem, never the pass’s', () => {
       const fixed = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });
       expect(fixed.code, fixed.stderr).toBe(0);
       expect(lastJsonLine(fixed.stdout).accounts).toMatchObject({ created: 1, failed: 0 });
-      expect(await openFailures(env)).toBe(0);
+      expect(await openFailuresOf(env)).toBe(0);
       const after = await sandbox.call('GET', '/accounts', {
         query: { organizationId: sandbox.organizationId, filters: 'source:isNotEmpty' },
       });
@@ -129,7 +114,7 @@ describe('bad input is the data’s problem, never the pass’s', () => {
       const numbers = lines.slice(1).map((line) => Number(line.split(',')[0]));
       expect(numbers).toEqual(range(2, ROWS + 1));
       expect(lines[1]).toMatch(/^2,accountSourceId,.*C-404.*,ORPHAN-1,C-404,F-00001,2026-01-10,/);
-      expect(await openFailures(env)).toBe(ROWS);
+      expect(await openFailuresOf(env)).toBe(ROWS);
     } finally {
       await env.cleanup();
     }
@@ -158,7 +143,7 @@ describe('bad input is the data’s problem, never the pass’s', () => {
         .trimEnd()
         .split('\r\n');
       expect(lines).toHaveLength(ROWS + 1);
-      expect(await openFailures(env)).toBe(ROWS);
+      expect(await openFailuresOf(env)).toBe(ROWS);
 
       const again = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });
       expect(again.code, again.stderr).toBe(0);

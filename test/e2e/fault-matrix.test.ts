@@ -15,7 +15,7 @@ import {
 } from '../support/drop-data.js';
 import { TEST_DATABASE_URL } from '../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import { lastJsonLine, type SyncEnv, syncEnv } from '../support/sync-env.js';
+import { lastJsonLine, runsOf, type SyncEnv, syncEnv } from '../support/sync-env.js';
 import { startPrivateRedis } from '../support/worker-process.js';
 
 /**
@@ -73,20 +73,6 @@ async function assertExactlyOnce(sandbox: TestSandbox) {
   });
   const ids = invoices.body.nodes.map((d: { sourceId: string }) => d.sourceId);
   expect(new Set(ids).size).toBe(INVOICES);
-}
-
-/** The runs the state DB recorded (Postgres state), newest last. */
-async function runsOf(env: SyncEnv): Promise<Array<{ status: string; error: string | null }>> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    const { rows } = await client.query(
-      `select status, error from "${env.env.DATABASE_SCHEMA}".runs where dry_run = false order by id`,
-    );
-    return rows;
-  } finally {
-    await client.end();
-  }
 }
 
 /** A normal pass once the fault is lifted: everything synced once, the folder emptied. */

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, REPO_ROOT, runCli } from '../support/cli.js';
 import {
@@ -11,32 +10,11 @@ import {
   invoiceRow,
   range,
 } from '../support/drop-data.js';
-import { TEST_DATABASE_URL } from '../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import { lastJsonLine, type SyncEnv, syncEnv } from '../support/sync-env.js';
+import { lastJsonLine, runsOf, type SyncEnv, syncEnv } from '../support/sync-env.js';
 
 const ACCOUNTS = 30;
 const INVOICES = 150;
-
-interface RunLine {
-  id: string;
-  status: string;
-  error: string | null;
-}
-
-/** The `runs` rows of the env's Postgres schema, oldest first. */
-async function runsOf(env: SyncEnv): Promise<RunLine[]> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    const { rows } = await client.query<RunLine>(
-      `select id::text as id, status, error from "${env.env.DATABASE_SCHEMA}".runs order by id`,
-    );
-    return rows;
-  } finally {
-    await client.end();
-  }
-}
 
 function dropAll(env: SyncEnv) {
   dropCsv(

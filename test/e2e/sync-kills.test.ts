@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxCompat } from '../../src/sandbox/options.js';
 import { BIN, runCli } from '../support/cli.js';
@@ -14,9 +13,8 @@ import {
   invoiceRow,
   range,
 } from '../support/drop-data.js';
-import { TEST_DATABASE_URL } from '../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import { lastJsonLine, type SyncEnv, syncEnv } from '../support/sync-env.js';
+import { lastJsonLine, openFailuresOf, type SyncEnv, syncEnv } from '../support/sync-env.js';
 
 /**
  * `sync --once` killed with SIGKILL at random moments, again and again, then run to the end: every
@@ -69,19 +67,6 @@ function dropAll(env: SyncEnv, version: number) {
     ...range(1, CREDIT_NOTES).map((i) => creditNoteRow(i, (i % ACCOUNTS) + 1)),
     blank,
   ]);
-}
-
-async function openFailures(env: SyncEnv): Promise<number> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    const { rows } = await client.query(
-      `select count(*)::int as n from "${env.env.DATABASE_SCHEMA}".failures where resolved_at is null`,
-    );
-    return rows[0].n;
-  } finally {
-    await client.end();
-  }
 }
 
 /** What the service holds, read from the sandbox's store: per sourceId, how many and how complete. */
@@ -175,7 +160,7 @@ describe.each<SandboxCompat['accountSourceFilter']>(['sourceId', 'connectionId',
         ...range(1, CREDIT_NOTES).map((i) => [`creditNote:CN-${i}`, { count: 1, paid: '0.00' }] as const),
       ]);
       expect(Object.fromEntries(documents), `seed ${SEED}`).toEqual(Object.fromEntries(wantDocuments));
-      expect(await openFailures(env), `seed ${SEED}: open failures`).toBe(0);
+      expect(await openFailuresOf(env), `seed ${SEED}: open failures`).toBe(0);
     }, 180_000);
   },
 );

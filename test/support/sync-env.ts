@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './postgres.js';
 import type { TestSandbox } from './sandbox.js';
 
@@ -49,4 +50,32 @@ export function syncEnv(sandbox: TestSandbox, state: StateKind, extraYaml = ''):
 export function lastJsonLine(stdout: string): any {
   const lines = stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1]!);
+}
+
+/** A query against the env's Postgres schema (the state DB of a `postgres` SyncEnv). */
+async function queryState<T extends pg.QueryResultRow>(env: SyncEnv, text: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query<T>(text.replaceAll('$schema', `"${env.env.DATABASE_SCHEMA}"`))).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The runs of the env's state DB (not dry runs), oldest first. */
+export function runsOf(env: SyncEnv): Promise<Array<{ id: string; status: string; error: string | null }>> {
+  return queryState(
+    env,
+    'select id::text as id, status, error from $schema.runs where dry_run = false order by id',
+  );
+}
+
+/** How many failures of the env's state DB are open. */
+export async function openFailuresOf(env: SyncEnv): Promise<number> {
+  const rows = await queryState<{ n: number }>(
+    env,
+    'select count(*)::int as n from $schema.failures where resolved_at is null',
+  );
+  return rows[0]!.n;
 }
