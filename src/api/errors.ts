@@ -21,13 +21,20 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /**
+ * A write refused because the record is read-only (a connector manages it): the spec shows its code,
+ * not its status (400 in the contract; a server may answer 403, 409 or 422). Its code decides.
+ */
+const isManagedRefusal = (apiCode: string | undefined): boolean =>
+  apiCode?.endsWith('managed-action-forbidden') ?? false;
+
+/**
  * Whose problem an error status is: 401, 403 (a token without the scope) and the retryable
  * statuses are the service's or our credentials' (`infrastructure`); any other 4xx, and a write
  * refused because the record is read-only (`managed-action-forbidden`, whatever its status), is
  * about the record sent (`data`).
  */
 export function kindOfStatus(status: number, apiCode?: string): ErrorKind {
-  if (apiCode?.endsWith('managed-action-forbidden')) return 'data';
+  if (isManagedRefusal(apiCode)) return 'data';
   if (status === 401 || status === 403 || isRetryableStatus(status)) return 'infrastructure';
   return 'data';
 }
@@ -54,7 +61,8 @@ export class ApiResponseError extends ReceivablesError {
       code,
       `${init.method} ${init.path} answered ${init.status} ${code}: ${init.message ?? 'no message'}`,
       {
-        retryable: isRetryableStatus(init.status),
+        // A read-only record stays read-only: never retried, whatever status carries the refusal.
+        retryable: isRetryableStatus(init.status) && !isManagedRefusal(init.apiCode),
         kind: kindOfStatus(init.status, init.apiCode),
         status: init.status,
       },

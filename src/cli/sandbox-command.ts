@@ -31,6 +31,7 @@ interface SandboxFlags {
   faultIdempotencyDown: boolean;
   compatAccountSourceFilter: SandboxCompat['accountSourceFilter'];
   compatProtectedResource: SandboxCompat['protectedResource'];
+  compatManagedActionStatus: string;
 }
 
 export function sandboxCommand(): Command {
@@ -89,6 +90,14 @@ export function sandboxCommand(): Command {
         .choices(['api', 'base'])
         .default('api'),
     )
+    .addOption(
+      new Option(
+        '--compat-managed-action-status <status>',
+        'the HTTP status of managed-action-forbidden (a write on a record a connector manages)',
+      )
+        .choices(['400', '403', '409', '422'])
+        .default('400'),
+    )
     .action(async (flags: SandboxFlags) => {
       const overrides: SandboxOverrides = {
         rateLimit: { quota: flags.quota, windowSeconds: flags.window },
@@ -108,6 +117,9 @@ export function sandboxCommand(): Command {
         compat: {
           accountSourceFilter: flags.compatAccountSourceFilter,
           protectedResource: flags.compatProtectedResource,
+          managedActionStatus: Number(
+            flags.compatManagedActionStatus,
+          ) as SandboxCompat['managedActionStatus'],
         },
       };
       const sandbox = await startSandbox({ port: flags.port, host: flags.host }, overrides);

@@ -13,6 +13,7 @@ import { bodyFingerprint, IdempotencyStore, WRITE_METHODS } from './idempotency.
 import { TokenStore } from './oauth/token-store.js';
 import { type SandboxOptions, sandboxOptions } from './options.js';
 import { policyHeader, rateHeaders, SlidingWindowLimiter } from './rate-limiter.js';
+import { MANAGED_ACTION_FORBIDDEN } from './resources/guards.js';
 import { registerRoutes } from './routes/index.js';
 import { SandboxStore } from './store.js';
 
@@ -156,7 +157,16 @@ export function buildSandboxApp(deps: SandboxDeps): FastifyInstance {
   });
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    return sendApiError(request, reply, toApiError(error), now());
+    let apiError = toApiError(error);
+    // compat.managedActionStatus: the status a server chose for a code whose status the spec does not show.
+    const managedStatus = deps.options.compat.managedActionStatus;
+    if (apiError.code === MANAGED_ACTION_FORBIDDEN && apiError.status !== managedStatus) {
+      apiError = new ApiError(managedStatus, apiError.code, apiError.message, {
+        ...(apiError.resolution ? { resolution: apiError.resolution } : {}),
+        headers: apiError.headers,
+      });
+    }
+    return sendApiError(request, reply, apiError, now());
   });
   app.setNotFoundHandler((request, reply) =>
     sendApiError(

@@ -49,9 +49,18 @@ export interface SandboxCompat {
    * gives, `{base_url}/.well-known/oauth-protected-resource`).
    */
   protectedResource: 'api' | 'base';
+  /**
+   * The status of `app-invoicing.document.managed-action-forbidden` (a write on a record a connector
+   * manages): the spec shows the code, not the status; the contract's default is 400.
+   */
+  managedActionStatus: 400 | 403 | 409 | 422;
 }
 
-export const DEFAULT_COMPAT: SandboxCompat = { accountSourceFilter: 'sourceId', protectedResource: 'api' };
+export const DEFAULT_COMPAT: SandboxCompat = {
+  accountSourceFilter: 'sourceId',
+  protectedResource: 'api',
+  managedActionStatus: 400,
+};
 
 export interface SandboxOptions {
   /** Public API budget per access token. Spec default: 300 per 60 s. */

@@ -134,3 +134,49 @@ describe('no accidental sync', () => {
     },
   );
 });
+
+describe.each<SandboxCompat['managedActionStatus']>([400, 403, 409, 422])(
+  'a server that answers managed-action-forbidden with status %i',
+  (status) => {
+    let sandbox: TestSandbox;
+    let env: SyncEnv;
+    beforeAll(async () => {
+      sandbox = await startTestSandbox({ compat: { managedActionStatus: status } });
+      env = syncEnv(sandbox, 'embedded');
+    });
+    afterAll(async () => {
+      await env?.cleanup();
+      await sandbox?.close();
+    });
+
+    it('when a row updates an account a connector manages, then that row fails with the code, the pass goes on, nothing is retried blindly', async () => {
+      await sandbox.admin('POST', '/accounts', {
+        organizationId: sandbox.organizationId,
+        fullName: 'Managed Ltd',
+        source: {
+          connectionId: 'erp-csv',
+          sourceId: 'C-90',
+          connectorType: 'Pennylane',
+          lastUpdate: '2026-01-01T00:00:00Z',
+        },
+        readOnlyReason: 'Pennylane',
+      });
+      dropCsv(env.dropDir, 'accounts.csv', ACCOUNT_HEADER, [accountRow(90), accountRow(91)]);
+      const result = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });
+      // A 403 here is the record's refusal, not our credentials': the pass is not stopped (exit 2, not 1).
+      expect(result.code, result.stderr).toBe(2);
+      expect(lastJsonLine(result.stdout).accounts).toMatchObject({ created: 1, failed: 1 });
+      const failures = await runCli(['--config', env.configFile, 'failures', '--json'], { env: env.env });
+      const row = failures.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .find((f: { sourceKey: string }) => f.sourceKey === 'C-90');
+      expect(row).toMatchObject({
+        apiCode: 'app-invoicing.document.managed-action-forbidden',
+        status,
+        retryable: false,
+      });
+    });
+  },
+);

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { ApiResponseError } from '../../../src/api/errors.js';
+
+const answer = (status: number, apiCode?: string) =>
+  new ApiResponseError({ status, method: 'PUT', path: '/accounts/a1', apiCode, message: 'refused' });
+
+describe('ApiResponseError', () => {
+  it.each([400, 403, 409, 422])(
+    'when a write is refused as managed by a connector with status %i, then it is the record’s refusal, never retried',
+    (status) => {
+      const error = answer(status, 'app-invoicing.document.managed-action-forbidden');
+      expect(error).toMatchObject({ kind: 'data', retryable: false, status });
+    },
+  );
+
+  it('when other codes come with those statuses, then the status decides as before', () => {
+    expect(answer(403)).toMatchObject({ kind: 'infrastructure', retryable: false });
+    expect(answer(409, 'idempotency-key-in-use')).toMatchObject({ kind: 'infrastructure', retryable: true });
+    expect(answer(422, 'validation')).toMatchObject({ kind: 'data', retryable: false });
+    expect(answer(503)).toMatchObject({ kind: 'infrastructure', retryable: true });
+  });
+});
