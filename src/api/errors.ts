@@ -28,6 +28,19 @@ const isManagedRefusal = (apiCode: string | undefined): boolean =>
   apiCode?.endsWith('managed-action-forbidden') ?? false;
 
 /**
+ * A 409 that is not the idempotency one. The spec's only 409 is "a request with this key is still
+ * running" (with Retry-After, to be retried); its code, like the status of a duplicate `sourceId`
+ * or of a source already linked, is not shown. A 409 with a code that does not speak of
+ * idempotency and no Retry-After is the service telling that the record conflicts with one it
+ * holds: the record's problem (a lookup adopts the existing one), never retried.
+ */
+export function isConflictOfData(status: number, apiCode?: string, retryAfterSeconds?: number): boolean {
+  return (
+    status === 409 && apiCode !== undefined && !/idempot/i.test(apiCode) && retryAfterSeconds === undefined
+  );
+}
+
+/**
  * Whose problem an error status is: 401, 403 (a token without the scope) and the retryable
  * statuses are the service's or our credentials' (`infrastructure`); any other 4xx, and a write
  * refused because the record is read-only (`managed-action-forbidden`, whatever its status), is
@@ -61,9 +74,15 @@ export class ApiResponseError extends ReceivablesError {
       code,
       `${init.method} ${init.path} answered ${init.status} ${code}: ${init.message ?? 'no message'}`,
       {
-        // A read-only record stays read-only: never retried, whatever status carries the refusal.
-        retryable: isRetryableStatus(init.status) && !isManagedRefusal(init.apiCode),
-        kind: kindOfStatus(init.status, init.apiCode),
+        // A read-only record stays read-only, and a conflict with what the service holds stays a
+        // conflict: never retried, whatever status carries the refusal.
+        retryable:
+          isRetryableStatus(init.status) &&
+          !isManagedRefusal(init.apiCode) &&
+          !isConflictOfData(init.status, init.apiCode, init.retryAfterSeconds),
+        kind: isConflictOfData(init.status, init.apiCode, init.retryAfterSeconds)
+          ? 'data'
+          : kindOfStatus(init.status, init.apiCode),
         status: init.status,
       },
     );

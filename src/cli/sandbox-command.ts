@@ -32,6 +32,7 @@ interface SandboxFlags {
   compatAccountSourceFilter: SandboxCompat['accountSourceFilter'];
   compatProtectedResource: SandboxCompat['protectedResource'];
   compatManagedActionStatus: string;
+  compatDuplicateSourceStatus: string;
 }
 
 export function sandboxCommand(): Command {
@@ -98,6 +99,14 @@ export function sandboxCommand(): Command {
         .choices(['400', '403', '409', '422'])
         .default('400'),
     )
+    .addOption(
+      new Option(
+        '--compat-duplicate-source-status <status>',
+        'the HTTP status of a duplicate document sourceId or an account source already linked',
+      )
+        .choices(['400', '409', '422'])
+        .default('400'),
+    )
     .action(async (flags: SandboxFlags) => {
       const overrides: SandboxOverrides = {
         rateLimit: { quota: flags.quota, windowSeconds: flags.window },
@@ -120,6 +129,9 @@ export function sandboxCommand(): Command {
           managedActionStatus: Number(
             flags.compatManagedActionStatus,
           ) as SandboxCompat['managedActionStatus'],
+          duplicateSourceStatus: Number(
+            flags.compatDuplicateSourceStatus,
+          ) as SandboxCompat['duplicateSourceStatus'],
         },
       };
       const sandbox = await startSandbox({ port: flags.port, host: flags.host }, overrides);

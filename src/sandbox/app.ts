@@ -159,9 +159,16 @@ export function buildSandboxApp(deps: SandboxDeps): FastifyInstance {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     let apiError = toApiError(error);
     // compat.managedActionStatus: the status a server chose for a code whose status the spec does not show.
-    const managedStatus = deps.options.compat.managedActionStatus;
-    if (apiError.code === MANAGED_ACTION_FORBIDDEN && apiError.status !== managedStatus) {
-      apiError = new ApiError(managedStatus, apiError.code, apiError.message, {
+    // compat.duplicateSourceStatus: the same for a duplicate sourceId or an already linked source.
+    const { managedActionStatus, duplicateSourceStatus } = deps.options.compat;
+    const wanted =
+      apiError.code === MANAGED_ACTION_FORBIDDEN
+        ? managedActionStatus
+        : /(duplicate-source(-id)?|source-already-linked)$/.test(apiError.code)
+          ? duplicateSourceStatus
+          : apiError.status;
+    if (wanted !== apiError.status) {
+      apiError = new ApiError(wanted, apiError.code, apiError.message, {
         ...(apiError.resolution ? { resolution: apiError.resolution } : {}),
         headers: apiError.headers,
       });

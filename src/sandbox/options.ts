@@ -54,12 +54,19 @@ export interface SandboxCompat {
    * manages): the spec shows the code, not the status; the contract's default is 400.
    */
   managedActionStatus: 400 | 403 | 409 | 422;
+  /**
+   * The status of a duplicate: a document `sourceId` already used (`...duplicate-source-id`, 400 in
+   * the spec) and an account source already linked (`...duplicate-source`,
+   * `...source-already-linked`: not shown).
+   */
+  duplicateSourceStatus: 400 | 409 | 422;
 }
 
 export const DEFAULT_COMPAT: SandboxCompat = {
   accountSourceFilter: 'sourceId',
   protectedResource: 'api',
   managedActionStatus: 400,
+  duplicateSourceStatus: 400,
 };
 
 export interface SandboxOptions {
