@@ -56,6 +56,11 @@ export interface InvoiceRecord {
   /** Absolute path of a PDF checked by the source; null = render one from the row. */
   file: string | null;
   paidAmount: string | null;
+  /**
+   * True when the source does not give the paid amount at all (a CSV file without the column, a
+   * misspelt header): the service's paid amount is then left as it is, never reset to zero.
+   */
+  paidAmountUnknown?: boolean;
   updatedAt: string | null;
 }
 

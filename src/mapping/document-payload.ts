@@ -27,14 +27,15 @@ export function documentCreateInput(record: DocumentRecord, accountId: string): 
 
 /** What can still change after creation, through `PATCH /invoices/{id}`. */
 export interface DocumentMutableState {
-  paidAmount: string;
+  /** null: the source does not say (see `InvoiceRecord.paidAmountUnknown`); the service's stays. */
+  paidAmount: string | null;
   dueDate: DateParts | null;
 }
 
 export function mutableState(record: DocumentRecord): DocumentMutableState {
-  return record.kind === 'invoice'
-    ? { paidAmount: normalizeDecimal(record.paidAmount ?? '0'), dueDate: record.dueDate }
-    : { paidAmount: '0.00', dueDate: null };
+  if (record.kind !== 'invoice') return { paidAmount: '0.00', dueDate: null };
+  const paidAmount = record.paidAmountUnknown ? null : normalizeDecimal(record.paidAmount ?? '0');
+  return { paidAmount, dueDate: record.dueDate };
 }
 
 /** The fields frozen at creation; a change there cannot be applied and is reported. */
@@ -77,8 +78,9 @@ export function documentPatch(
   wanted: DocumentMutableState,
 ): { paidAmount?: string; dueDate?: DateParts } | null {
   const patch: { paidAmount?: string; dueDate?: DateParts } = {};
-  // A document is created with nothing paid, so an unknown current amount counts as zero.
-  if (compareDecimal(current.paidAmount ?? '0', wanted.paidAmount) !== 0)
+  // A document is created with nothing paid, so an unknown current amount counts as zero; an amount
+  // the source does not give is never sent (it would reset what the service holds).
+  if (wanted.paidAmount !== null && compareDecimal(current.paidAmount ?? '0', wanted.paidAmount) !== 0)
     patch.paidAmount = wanted.paidAmount;
   const a = current.dueDate;
   const b = wanted.dueDate;

@@ -131,7 +131,7 @@ async function adopt(ctx: PassScope, record: DocumentRecord, remote: RemoteDocum
     sourceKey: record.sourceId,
   });
   if (patch) await patchIfNeeded(ctx, record, remote.id, current);
-  await save(ctx, record, remote.id);
+  await save(ctx, record, remote.id, { known: current });
   return patch ? 'updated' : 'unchanged';
 }
 
@@ -149,7 +149,7 @@ async function update(
   }
   if (ctx.dryRun) return plan(ctx, record, 'patch', 'updated');
   await patchIfNeeded(ctx, record, documentId, synced);
-  await save(ctx, record, documentId);
+  await save(ctx, record, documentId, { known: synced });
   return 'updated';
 }
 
@@ -172,15 +172,23 @@ async function patchIfNeeded(
 /**
  * Stores the document as synced. `complete: false`: its PATCH is still to come, so the fingerprint
  * is left empty (the next pass compares it again) and `synced` is what the service holds so far;
- * `completing`: the create's pending write, finished in the same transaction.
+ * `completing`: the create's pending write, finished in the same transaction; `known`: what the
+ * service held, kept where the source does not say (a paid amount it does not give).
  */
 async function save(
   ctx: PassScope,
   record: DocumentRecord,
   apiId: string,
-  options: { synced?: DocumentMutableState; complete?: boolean; completing?: string } = {},
+  options: {
+    synced?: DocumentMutableState;
+    complete?: boolean;
+    completing?: string;
+    known?: Partial<DocumentMutableState>;
+  } = {},
 ): Promise<void> {
-  const state: DocumentState = { frozen: immutableHash(record), ...(options.synced ?? mutableState(record)) };
+  const mutable = options.synced ?? mutableState(record);
+  const paidAmount = mutable.paidAmount ?? options.known?.paidAmount ?? null;
+  const state: DocumentState = { frozen: immutableHash(record), ...mutable, paidAmount };
   await ctx.state.recordMap.save(
     ctx.sourceId,
     record.kind,

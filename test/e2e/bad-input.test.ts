@@ -91,6 +91,44 @@ describe('bad input is the data’s problem, never the pass’s', () => {
     }
   });
 
+  it('when the paidAmount header is misspelt, then the paid amounts the service holds are left as they are', async () => {
+    const env = syncEnv(sandbox, 'postgres');
+    try {
+      const rows = (paid: string) =>
+        [501, 502].map((i) => invoiceRow(i, 500, { paid }).replace(/^INV-/, 'PAID-'));
+      dropCsv(env.dropDir, 'accounts.csv', ACCOUNT_HEADER, [accountRow(500)]);
+      dropCsv(env.dropDir, 'invoices.csv', INVOICE_HEADER, rows('10.00'));
+      const first = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });
+      expect(first.code, first.stderr).toBe(0);
+      const paidOf = async () => {
+        const found = await sandbox.call('GET', '/invoices', {
+          query: { organizationId: sandbox.organizationId, filters: 'sourceId:isAnyOf:PAID-501,PAID-502' },
+        });
+        return found.body.nodes.map((d: { paidAmount: string }) => d.paidAmount);
+      };
+      expect(await paidOf()).toEqual(['10.00', '10.00']);
+
+      // The same invoices again, the paid amount under a misspelt header: it is not given at all.
+      dropCsv(
+        env.dropDir,
+        'invoices-2.csv',
+        INVOICE_HEADER.replace('paidAmount', 'paidAmout'),
+        rows('10.00'),
+      );
+      const again = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout + again.stderr).toContain('did you mean "paidAmount"?');
+      // Compared again (their fingerprint now says "paid amount not given"), nothing sent.
+      expect(lastJsonLine(again.stdout)).toMatchObject({
+        invoices: { created: 0, failed: 0 },
+        apiRequests: 0,
+      });
+      expect(await paidOf()).toEqual(['10.00', '10.00']);
+    } finally {
+      await env.cleanup();
+    }
+  });
+
   it('when 20,000 invoices all fail after the source (their account is missing), then each is in the report with its row, in line order', async () => {
     const ROWS = 20_000;
     const env = syncEnv(sandbox, 'postgres');

@@ -303,6 +303,7 @@ function rowView(fields: readonly string[], index: ReadonlyMap<string, number>):
       const i = index.get(column);
       return i === undefined ? '' : (fields[i] ?? '').trim();
     },
+    has: (column: string) => index.has(column),
   };
 }
 

@@ -26,6 +26,8 @@ import {
 /** A row's values by contract column: trimmed, `''` when empty or when the column is absent. */
 export interface RowView {
   get(column: string): string;
+  /** Whether the row has the column at all (default: yes); an absent column is not an empty one. */
+  has?(column: string): boolean;
 }
 
 export interface RowIssue {
@@ -143,6 +145,7 @@ function buildInvoice(row: RowView): Built {
     billingAddress: isEmptyAddress(address) ? null : address,
     file: c.text('file'),
     paidAmount,
+    ...(row.has?.('paidAmount') === false ? { paidAmountUnknown: true } : {}),
     updatedAt,
   };
   return { record, issues: [] };
