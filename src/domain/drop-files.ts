@@ -35,4 +35,7 @@ export interface DropFileEntry {
 export interface SeenDropFile {
   status: DropFileStatus;
   archivedPath: string | null;
+  /** Data rows of the file, and those that failed, when it was synced. */
+  rows: number;
+  failedRows: number;
 }

@@ -56,7 +56,12 @@ export class InMemoryDropFileLedger implements DropFileLedger {
     for (let i = this.entries.length - 1; i >= 0; i--) {
       const entry = this.entries[i]!;
       if (entry.sourceId === sourceId && entry.checksum === checksum) {
-        return { status: entry.status, archivedPath: entry.archivedPath ?? null };
+        return {
+          status: entry.status,
+          archivedPath: entry.archivedPath ?? null,
+          rows: entry.rows,
+          failedRows: entry.failedRows,
+        };
       }
     }
     return null;

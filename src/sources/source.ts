@@ -40,6 +40,11 @@ export interface SourceUnit {
    * `failed` (the rows the source refused itself are not among them: it has them).
    */
   complete(outcome: { failures: readonly DownstreamFailure[] }): Promise<void>;
+  /**
+   * Rows the source knows are synced already and hands out no record for (a file dropped again with
+   * the same content): counted as unchanged in the pass summary.
+   */
+  readonly alreadySynced?: number;
   /** What the user should know about the unit as a whole (a CSV header's unknown columns), if any. */
   readonly warnings?: readonly string[];
   /** The unit could not be read (unreadable file, broken SQL): move it aside with the reason. */

@@ -8,13 +8,20 @@ export class DropFilesRepository {
   async seen(sourceId: string, checksum: string): Promise<SeenDropFile | null> {
     const row = await this.db
       .selectFrom('drop_files')
-      .select(['status', 'archived_path'])
+      .select(['status', 'archived_path', 'rows', 'failed_rows'])
       .where('source_id', '=', sourceId)
       .where('checksum', '=', checksum)
       .orderBy('id', 'desc')
       .limit(1)
       .executeTakeFirst();
-    return row ? { status: row.status as SeenDropFile['status'], archivedPath: row.archived_path } : null;
+    return row
+      ? {
+          status: row.status as SeenDropFile['status'],
+          archivedPath: row.archived_path,
+          rows: row.rows,
+          failedRows: row.failed_rows,
+        }
+      : null;
   }
 
   async record(entry: DropFileEntry): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
-import type { RecordKind } from '../domain/records.js';
+import type { RecordKind, Stream } from '../domain/records.js';
 import type { DownstreamFailure } from '../sources/source.js';
 import type { FingerprintSnapshots } from './fingerprint-snapshot.js';
 import { emptyCounts, type KindCounts, type Outcome, SUMMARY_KEY, type SummaryKey } from './outcome.js';
@@ -97,6 +97,11 @@ export class PassReport {
   count(kind: RecordKind, outcome: Outcome): void {
     this.counts[SUMMARY_KEY[kind]][outcome]++;
     this.progress({ type: 'outcome', kind, outcome });
+  }
+
+  /** Rows a source knows are synced already (a file dropped again as it was): unchanged. */
+  alreadySynced(stream: Stream, rows: number): void {
+    this.counts[stream].unchanged += rows;
   }
 
   /**

@@ -79,6 +79,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
     for await (const unit of source.units()) {
       report.startUnit(unit.name);
       for (const warning of unit.warnings ?? []) warnings.push({ unit: unit.name, warning });
+      if (unit.alreadySynced) report.alreadySynced(unit.stream, unit.alreadySynced);
       const read = await drainUnit(ctx, tags, unit);
       if (read !== true) {
         abandoned.push({ unit: unit.name, reason: read });

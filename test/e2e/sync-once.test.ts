@@ -73,14 +73,18 @@ describe.each(['embedded', 'postgres'] as const)('sync --once with the %s state 
     expect(readdirSync(env.dropDir).filter((f) => f.endsWith('.csv'))).toEqual([]);
   });
 
-  it('when the same file is dropped again, then it is recognised by checksum and archived without a sync', async () => {
+  it('when the same file is dropped again, then it is recognised by checksum, archived without a sync, its rows counted unchanged', async () => {
     dropCsv(env.dropDir, 'credit-notes-again.csv', CREDIT_NOTE_HEADER, [
       creditNoteRow(1, 1),
       creditNoteRow(2, 2),
     ]);
     const result = await sync('--json');
     expect(result.code, result.stderr).toBe(0);
-    expect(lastJsonLine(result.stdout).creditNotes).toEqual(zero);
+    // The contract: a re-dropped file with the same content counts its rows as unchanged.
+    expect(lastJsonLine(result.stdout)).toMatchObject({
+      creditNotes: { ...zero, unchanged: 2 },
+      apiRequests: 0,
+    });
     expect(readdirSync(env.dropDir).filter((f) => f.endsWith('.csv'))).toEqual([]);
   });
 

@@ -2,10 +2,11 @@ import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { SourceConfig } from '../../config/schema.js';
 import type { Clock } from '../../domain/clock.js';
+import type { SeenDropFile } from '../../domain/drop-files.js';
 import type { Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
 import type { DropFileLedger } from '../ports.js';
-import type { Source, SourceUnit } from '../source.js';
+import type { Source, SourceBatch, SourceUnit } from '../source.js';
 import { assertValidMapping, type HeaderOptions, type HeaderResolution, resolveHeader } from './columns.js';
 import { CsvFileUnit } from './csv-file-unit.js';
 import { CsvParseFailure, readCsvRows } from './csv-rows.js';
@@ -82,7 +83,11 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
   let summary = emptySummary();
 
   /** Checks a claimed file before any row is used; null when it was settled here. */
-  async function prepare(name: string, stream: Stream, dropRealPath: string): Promise<CsvFileUnit | null> {
+  async function prepare(
+    name: string,
+    stream: Stream,
+    dropRealPath: string,
+  ): Promise<CsvFileUnit | DuplicateFileUnit | null> {
     const path = dryRun ? join(folder.root, name) : folder.processingPath(name);
     const claimedAt = clock.now();
     const inspection = await inspectFile(path);
@@ -92,8 +97,7 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     if (previous !== null && (previous.status === 'done' || previous.status === 'duplicate')) {
       summary.duplicates.push(name);
       if (dryRun) log.info({ file: name, checksum }, 'duplicate file: would be archived without syncing');
-      else await archiveDuplicate(ctx, file, previous);
-      return null;
+      return new DuplicateFileUnit(ctx, file, previous);
     }
     const resolution: HeaderResolution = inspection.invalidUtf8
       ? {
@@ -137,7 +141,7 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     const names = await folder.listRootFiles();
     stability.retainOnly(new Set(names));
     const dropRealPath = await realpath(folder.root);
-    let current: CsvFileUnit | null = null;
+    let current: CsvFileUnit | DuplicateFileUnit | null = null;
     let finished = false;
     try {
       for (const { name, stream } of orderDropFiles(names)) {
@@ -151,7 +155,7 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
           throw error;
         }
         if (current !== null) {
-          summary.taken.push(name);
+          if (current instanceof CsvFileUnit) summary.taken.push(name);
           yield current;
         }
       }
@@ -222,4 +226,47 @@ async function readHeader(path: string, stream: Stream, options: HeaderOptions):
     return { ok: false, reason: `the header row cannot be read: ${error.message}` };
   }
   return { ok: false, reason: 'the file is empty: a header row is required' };
+}
+
+/**
+ * A file whose content was synced before (same checksum): no record is read again; its rows count
+ * as unchanged in the pass summary (`alreadySynced`), and it is archived as a duplicate.
+ */
+class DuplicateFileUnit implements SourceUnit {
+  readonly name: string;
+  readonly stream: Stream;
+  readonly alreadySynced: number;
+  #settled = false;
+
+  constructor(
+    private readonly ctx: DropContext,
+    private readonly file: ClaimedFile,
+    private readonly previous: SeenDropFile,
+  ) {
+    this.name = file.name;
+    this.stream = file.stream;
+    this.alreadySynced = Math.max(0, previous.rows - previous.failedRows);
+  }
+
+  get settled(): boolean {
+    return this.#settled;
+  }
+
+  async *batches(): AsyncGenerator<SourceBatch> {}
+
+  async complete(): Promise<void> {
+    if (this.#settled) return;
+    this.#settled = true;
+    if (!this.ctx.dryRun) await archiveDuplicate(this.ctx, this.file, this.previous);
+  }
+
+  abandon(): Promise<void> {
+    return this.complete();
+  }
+
+  async release(): Promise<void> {
+    if (this.#settled) return;
+    this.#settled = true;
+    if (!this.ctx.dryRun) await this.ctx.folder.release(this.file.name);
+  }
 }

@@ -48,8 +48,9 @@ export async function archiveDuplicate(
     checksum: file.checksum,
     size: file.size,
     status: 'duplicate',
-    rows: 0,
-    failedRows: 0,
+    // The original's counts: the rows a duplicate holds were synced (or failed) with it.
+    rows: previous.rows,
+    failedRows: previous.failedRows,
     archivedPath,
     claimedAt: file.claimedAt,
     finishedAt: ctx.clock.now(),

@@ -437,13 +437,24 @@ describe('files that cannot be read', () => {
 });
 
 describe('the same content dropped twice', () => {
-  it('when a file content was already synced, then it is archived as a duplicate without a unit', async () => {
+  it('when a file content was already synced, then it is a unit of no record, its rows already synced, archived as a duplicate', async () => {
     await drop('invoices.csv', INVOICES);
     await pass(source());
     await drop('invoices.csv', INVOICES);
     await drop('invoices-copy.csv', INVOICES);
     const csv = source();
-    expect(await pass(csv)).toEqual([]);
+    const seen: Array<[string, number | undefined]> = [];
+    for await (const unit of csv.units()) {
+      let records = 0;
+      for await (const batch of unit.batches()) records += batch.records.length + batch.rejected.length;
+      expect(records).toBe(0);
+      seen.push([unit.name, unit.alreadySynced]);
+      await unit.complete({ failures: [] });
+    }
+    expect(seen).toEqual([
+      ['invoices-copy.csv', 2],
+      ['invoices.csv', 2],
+    ]);
     expect(csv.lastPass().duplicates).toEqual(['invoices-copy.csv', 'invoices.csv']);
     expect((await readdir(archived())).sort()).toEqual([
       'invoices-copy.csv',
