@@ -117,8 +117,9 @@ export class FilterError extends ReceivablesError {
 
 /** The stored credentials cannot be used any more (invalid_grant, revoked): run `auth login` again. */
 export class LoginRequiredError extends ReceivablesError {
-  constructor(reason: string) {
-    super('LOGIN_REQUIRED', `${reason}. Run \`receivables-sync auth login\` (or \`auth import\`) again.`);
+  /** @param fix what the user should do (default: log in again). */
+  constructor(reason: string, fix = 'Run `receivables-sync auth login` (or `auth import`) again.') {
+    super('LOGIN_REQUIRED', `${reason}. ${fix}`);
   }
 }
 

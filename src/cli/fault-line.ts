@@ -11,9 +11,13 @@ import { AppError, errorCodeOf, messageOf } from '../domain/errors.js';
 export function faultLine(error: unknown, baseUrl: string | null | undefined): string {
   const api = baseUrl ? `the API at ${baseUrl}` : 'the API';
   const code = errorCodeOf(error);
+  // The setup must change (a missing drop folder, a bad module): its own message says how.
+  if (error instanceof AppError && error.kind === 'config')
+    return `could not run: ${messageOf(error)} (${code}); files and records stay where they were`;
   const status = error instanceof AppError ? error.status : undefined;
   let cause: string;
-  if (code === 'NETWORK_ERROR' || code === 'TIMEOUT') cause = `${api} is unreachable`;
+  if (code === 'NETWORK_ERROR' || code === 'TIMEOUT')
+    cause = `${api} is unreachable (check RECEIVABLES_BASE_URL and the network; \`doctor\` tells more)`;
   else if (code === 'LOGIN_REQUIRED' || code?.startsWith('AUTH_') || status === 401 || status === 403)
     cause = `${api} refused our credentials`;
   else if (status === 429) cause = `${api} kept answering 429 (rate limited) beyond the retry budget`;

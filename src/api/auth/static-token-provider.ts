@@ -26,7 +26,10 @@ export class StaticTokenProvider implements TokenProvider {
   }
 
   async invalidate(_token: string): Promise<string> {
-    throw new LoginRequiredError('The API refused the access token given in RECEIVABLES_ACCESS_TOKEN');
+    throw new LoginRequiredError(
+      'The API refused the access token given in RECEIVABLES_ACCESS_TOKEN',
+      'Fix or unset RECEIVABLES_ACCESS_TOKEN: while it is set, it is used before any stored login.',
+    );
   }
 
   budgetKey(token: string): string {

@@ -57,9 +57,13 @@ export class DropFolder {
     } catch (error) {
       const code = errnoOf(error);
       if (code === 'ENOENT' || code === 'ENOTDIR') {
-        throw new CsvSourceError('CSV_DROP_DIR_MISSING', `the drop folder does not exist: ${this.root}`, {
-          cause: error,
-        });
+        throw new CsvSourceError(
+          'CSV_DROP_DIR_MISSING',
+          `the drop folder ${this.root} does not exist: create it (mkdir -p), or fix the source's dropDir`,
+          {
+            cause: error,
+          },
+        );
       }
       throw error;
     }
