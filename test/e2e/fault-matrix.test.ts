@@ -1,21 +1,20 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, runCli } from '../support/cli.js';
-import {
-  ACCOUNT_HEADER,
-  accountRow,
-  dropCsv,
-  INVOICE_HEADER,
-  invoiceRow,
-  range,
-} from '../support/drop-data.js';
+import { runCli } from '../support/cli.js';
+import { dropAccountsAndInvoices } from '../support/drop-data.js';
 import { TEST_DATABASE_URL } from '../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import { lastJsonLine, runsOf, type SyncEnv, syncEnv } from '../support/sync-env.js';
+import {
+  lastJsonLine,
+  runsOf,
+  type SyncEnv,
+  startSyncOnce,
+  syncEnv,
+  untilMidPass,
+} from '../support/sync-env.js';
 import { startPrivateRedis } from '../support/worker-process.js';
 
 /**
@@ -27,21 +26,6 @@ import { startPrivateRedis } from '../support/worker-process.js';
 
 const ACCOUNTS = 12;
 const INVOICES = 40;
-
-function dropAll(env: SyncEnv) {
-  dropCsv(
-    env.dropDir,
-    'accounts.csv',
-    ACCOUNT_HEADER,
-    range(1, ACCOUNTS).map((i) => accountRow(i)),
-  );
-  dropCsv(
-    env.dropDir,
-    'invoices.csv',
-    INVOICE_HEADER,
-    range(1, INVOICES).map((i) => invoiceRow(i, (i % ACCOUNTS) + 1)),
-  );
-}
 
 /** Where the dropped files are: still waiting in the folder, claimed, archived or rejected. */
 function filesOf(env: SyncEnv) {
@@ -95,7 +79,7 @@ describe('the fault matrix of sync --once', () => {
   const fresh = async () => {
     const env = syncEnv(sandbox, 'postgres');
     env.env.DATABASE_URL = `${TEST_DATABASE_URL}?application_name=${env.env.DATABASE_SCHEMA}`;
-    dropAll(env);
+    dropAccountsAndInvoices(env.dropDir, ACCOUNTS, INVOICES);
     return env;
   };
 
@@ -162,24 +146,12 @@ describe('the fault matrix of sync --once', () => {
     const env = await fresh();
     try {
       await sandbox.admin('PUT', '/faults', { latencyMs: 20 });
-      const child = spawn(process.execPath, [BIN, '--config', env.configFile, 'sync', '--once'], {
-        env: { ...process.env, ...env.env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.stdout.resume();
       // Some accounts are written, then every request fails.
-      for (;;) {
-        const stats = await sandbox.admin('GET', '/stats');
-        if (stats.accounts >= 3) break;
-        if (child.exitCode !== null) throw new Error(`the sync ended before the fault: ${stderr}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      const run = startSyncOnce(env);
+      await untilMidPass(sandbox, run, (stats) => stats.accounts >= 3);
       await sandbox.admin('PUT', '/faults', { errorRate: 1, errorStatuses: [503], latencyMs: 0 });
-      const [code] = await once(child, 'exit');
+      const [code] = await once(run.child, 'exit');
+      const stderr = run.stderr();
       await sandbox.admin('PUT', '/faults', { errorRate: 0 });
       expect(code, stderr).toBe(1);
       expect(stderr).toMatch(/could not run: the API at .* is failing \(HTTP 503\)/);
@@ -201,23 +173,11 @@ describe('the fault matrix of sync --once', () => {
     env.env.REDIS_URL = redis.url;
     try {
       await sandbox.admin('PUT', '/faults', { latencyMs: 20 });
-      const child = spawn(process.execPath, [BIN, '--config', env.configFile, 'sync', '--once'], {
-        env: { ...process.env, ...env.env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.stdout.resume();
-      for (;;) {
-        const stats = await sandbox.admin('GET', '/stats');
-        if (stats.accounts >= 3) break;
-        if (child.exitCode !== null) throw new Error(`the sync ended before the fault: ${stderr}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      const run = startSyncOnce(env);
+      await untilMidPass(sandbox, run, (stats) => stats.accounts >= 3);
       await redis.kill();
-      const [code] = await once(child, 'exit');
+      const [code] = await once(run.child, 'exit');
+      const stderr = run.stderr();
       await sandbox.admin('PUT', '/faults', { latencyMs: 0 });
       expect(code, stderr).toBe(1);
       expect(stderr).toMatch(/could not run: Redis is unavailable \(REDIS_UNAVAILABLE: /);
@@ -242,21 +202,8 @@ describe('the fault matrix of sync --once', () => {
     const env = await fresh();
     try {
       await sandbox.admin('PUT', '/faults', { latencyMs: 15 });
-      const child = spawn(process.execPath, [BIN, '--config', env.configFile, 'sync', '--once'], {
-        env: { ...process.env, ...env.env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.stdout.resume();
-      for (;;) {
-        const stats = await sandbox.admin('GET', '/stats');
-        if (stats.accounts >= 3) break;
-        if (child.exitCode !== null) throw new Error(`the sync ended before the fault: ${stderr}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      const run = startSyncOnce(env);
+      await untilMidPass(sandbox, run, (stats) => stats.accounts >= 3);
       const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
       await admin.connect();
       try {
@@ -269,7 +216,8 @@ describe('the fault matrix of sync --once', () => {
       } finally {
         await admin.end();
       }
-      const [code] = await once(child, 'exit');
+      const [code] = await once(run.child, 'exit');
+      const stderr = run.stderr();
       await sandbox.admin('PUT', '/faults', { latencyMs: 0 });
       // A restart or failover of a few seconds costs nothing: no unhandled error, no stop.
       expect(code, stderr).toBe(0);

@@ -1,57 +1,19 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, REPO_ROOT, runCli } from '../support/cli.js';
-import {
-  ACCOUNT_HEADER,
-  accountRow,
-  dropCsv,
-  INVOICE_HEADER,
-  invoiceRow,
-  range,
-} from '../support/drop-data.js';
+import { runCli } from '../support/cli.js';
+import { dropAccountsAndInvoices } from '../support/drop-data.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import { lastJsonLine, runsOf, type SyncEnv, syncEnv } from '../support/sync-env.js';
+import {
+  lastJsonLine,
+  runsOf,
+  type SyncEnv,
+  startSyncOnce,
+  syncEnv,
+  untilMidPass,
+} from '../support/sync-env.js';
 
 const ACCOUNTS = 30;
 const INVOICES = 150;
-
-function dropAll(env: SyncEnv) {
-  dropCsv(
-    env.dropDir,
-    'accounts.csv',
-    ACCOUNT_HEADER,
-    range(1, ACCOUNTS).map((i) => accountRow(i)),
-  );
-  dropCsv(
-    env.dropDir,
-    'invoices.csv',
-    INVOICE_HEADER,
-    range(1, INVOICES).map((i) => invoiceRow(i, (i % ACCOUNTS) + 1)),
-  );
-}
-
-/** `sync --once --json`, its stderr kept. */
-function startSync(env: SyncEnv): { child: ChildProcess; stderr: () => string } {
-  const child = spawn(process.execPath, [BIN, '--config', env.configFile, 'sync', '--once', '--json'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env.env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  return { child, stderr: () => stderr };
-}
-
-/** Waits until the pass is under way: some invoices exist, not all. */
-async function midPass(sandbox: TestSandbox, child: ChildProcess): Promise<void> {
-  for (;;) {
-    const stats = await sandbox.admin('GET', '/stats');
-    if (stats.invoices >= 20) return;
-    if (child.exitCode !== null) throw new Error('the sync ended before the signal');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('sync --once: a run never stays running', () => {
   // A sandbox per test: each one counts the invoices of its own pass.
@@ -74,10 +36,10 @@ describe('sync --once: a run never stays running', () => {
   it('when SIGTERM comes mid-pass and the pass outlasts queue.shutdownSeconds, then the pass is cut, its run is interrupted ("shut down"), exit 1, and the next pass finishes the work', async () => {
     const env = syncEnv(sandbox, 'postgres', 'queue:\n  shutdownSeconds: 0.5\n');
     try {
-      dropAll(env);
+      dropAccountsAndInvoices(env.dropDir, ACCOUNTS, INVOICES);
       await sandbox.admin('PUT', '/faults', { latencyMs: 40 });
-      const { child, stderr } = startSync(env);
-      await midPass(sandbox, child);
+      const { child, stderr } = startSyncOnce(env, ['--json']);
+      await untilMidPass(sandbox, { child, stderr }, (stats) => stats.invoices >= 20);
       const signalled = Date.now();
       child.kill('SIGTERM');
       const [code] = (await once(child, 'exit')) as [number | null];
@@ -102,10 +64,10 @@ describe('sync --once: a run never stays running', () => {
   it('when SIGTERM comes mid-pass and the pass finishes within queue.shutdownSeconds, then its run succeeds and the exit code is the pass’s', async () => {
     const env = syncEnv(sandbox, 'postgres');
     try {
-      dropAll(env);
+      dropAccountsAndInvoices(env.dropDir, ACCOUNTS, INVOICES);
       await sandbox.admin('PUT', '/faults', { latencyMs: 10 });
-      const { child, stderr } = startSync(env);
-      await midPass(sandbox, child);
+      const { child, stderr } = startSyncOnce(env, ['--json']);
+      await untilMidPass(sandbox, { child, stderr }, (stats) => stats.invoices >= 20);
       child.kill('SIGTERM');
       const [code] = (await once(child, 'exit')) as [number | null];
       expect(code, stderr()).toBe(0);
@@ -120,10 +82,11 @@ describe('sync --once: a run never stays running', () => {
   it('when the process is killed (SIGKILL) mid-pass, then the next pass marks the dead run interrupted and no run is left running', async () => {
     const env = syncEnv(sandbox, 'postgres');
     try {
-      dropAll(env);
+      dropAccountsAndInvoices(env.dropDir, ACCOUNTS, INVOICES);
       await sandbox.admin('PUT', '/faults', { latencyMs: 15 });
-      const { child } = startSync(env);
-      await midPass(sandbox, child);
+      const run = startSyncOnce(env, ['--json']);
+      const { child } = run;
+      await untilMidPass(sandbox, run, (stats) => stats.invoices >= 20);
       child.kill('SIGKILL');
       await once(child, 'exit');
       // Nobody could close it: it is `running` until a pass of its source finds its process gone.

@@ -1,17 +1,9 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli } from '../support/cli.js';
-import {
-  ACCOUNT_HEADER,
-  accountRow,
-  dropCsv,
-  INVOICE_HEADER,
-  invoiceRow,
-  range,
-} from '../support/drop-data.js';
+import { runCli } from '../support/cli.js';
+import { dropAccountsAndInvoices, range } from '../support/drop-data.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import { lastJsonLine, type SyncEnv, syncEnv } from '../support/sync-env.js';
+import { lastJsonLine, type SyncEnv, startSyncOnce, syncEnv, untilMidPass } from '../support/sync-env.js';
 
 const ACCOUNTS = 30;
 const INVOICES = 150;
@@ -43,20 +35,8 @@ async function assertExactlyOnce(sandbox: TestSandbox) {
   );
 }
 
-function dropAll(env: SyncEnv) {
-  dropCsv(
-    env.dropDir,
-    'accounts.csv',
-    ACCOUNT_HEADER,
-    range(1, ACCOUNTS).map((i) => accountRow(i)),
-  );
-  dropCsv(
-    env.dropDir,
-    'invoices.csv',
-    INVOICE_HEADER,
-    range(1, INVOICES).map((i) => invoiceRow(i, (i % ACCOUNTS) + 1, { paid: i % 3 === 0 ? '10.00' : '' })),
-  );
-}
+const dropAll = (env: SyncEnv) =>
+  dropAccountsAndInvoices(env.dropDir, ACCOUNTS, INVOICES, (i) => ({ paid: i % 3 === 0 ? '10.00' : '' }));
 
 describe('sync --once: crash and faults', () => {
   let sandbox: TestSandbox;
@@ -70,17 +50,10 @@ describe('sync --once: crash and faults', () => {
     try {
       dropAll(env);
       await sandbox.admin('PUT', '/faults', { latencyMs: 15 });
-      const child = spawn(process.execPath, [BIN, '--config', env.configFile, 'sync', '--once', '--json'], {
-        env: { ...process.env, ...env.env },
-        stdio: 'ignore',
-      });
+      const run = startSyncOnce(env, ['--json']);
+      const { child } = run;
       // Kill it once some invoices exist and others do not.
-      for (;;) {
-        const { invoices } = await countByKind(sandbox);
-        if (invoices >= 20) break;
-        if (child.exitCode !== null) throw new Error('the sync ended before it could be killed');
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await untilMidPass(sandbox, run, (stats) => stats.invoices >= 20);
       child.kill('SIGKILL');
       await once(child, 'exit');
       const midway = await countByKind(sandbox);

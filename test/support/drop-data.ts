@@ -38,3 +38,27 @@ export function dropPdf(dropDir: string, relativePath: string): void {
 }
 
 export const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => from + k);
+
+/**
+ * `accounts.csv` with `accounts` rows and `invoices.csv` with `invoices` rows spread over them
+ * (`invoice` may change each invoice row, e.g. its paid amount).
+ */
+export function dropAccountsAndInvoices(
+  dropDir: string,
+  accounts: number,
+  invoices: number,
+  invoice: (i: number) => Partial<Record<'paid' | 'file' | 'total', string>> = () => ({}),
+): void {
+  dropCsv(
+    dropDir,
+    'accounts.csv',
+    ACCOUNT_HEADER,
+    range(1, accounts).map((i) => accountRow(i)),
+  );
+  dropCsv(
+    dropDir,
+    'invoices.csv',
+    INVOICE_HEADER,
+    range(1, invoices).map((i) => invoiceRow(i, (i % accounts) + 1, invoice(i))),
+  );
+}

@@ -1,7 +1,9 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { BIN, REPO_ROOT } from './cli.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './postgres.js';
 import type { TestSandbox } from './sandbox.js';
 
@@ -78,4 +80,37 @@ export async function openFailuresOf(env: SyncEnv): Promise<number> {
     'select count(*)::int as n from $schema.failures where resolved_at is null',
   );
   return rows[0]!.n;
+}
+
+/** `sync --once` (plus `args`) of the built CLI in the background, its stderr kept. */
+export function startSyncOnce(
+  env: SyncEnv,
+  args: string[] = [],
+): { child: ChildProcess; stderr: () => string } {
+  const child = spawn(process.execPath, [BIN, '--config', env.configFile, 'sync', '--once', ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return { child, stderr: () => stderr };
+}
+
+/**
+ * Waits until the pass is under way (`reached` says so of the sandbox's stats), to inject a fault
+ * there; fails when the process ended first.
+ */
+export async function untilMidPass(
+  sandbox: TestSandbox,
+  run: { child: ChildProcess; stderr: () => string },
+  reached: (stats: { accounts: number; invoices: number }) => boolean,
+): Promise<void> {
+  for (;;) {
+    if (reached(await sandbox.admin('GET', '/stats'))) return;
+    if (run.child.exitCode !== null) throw new Error(`the sync ended before the fault: ${run.stderr()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
