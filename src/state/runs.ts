@@ -189,22 +189,18 @@ export class RunsRepository {
       .onConflict((oc) => oc.doNothing())
       .execute();
     const { inProgress, locks } = trackingOf(this.db);
+    const row = {
+      source_id: sourceId,
+      trigger,
+      status: 'running' as const,
+      dry_run: dryRun,
+      counts: '{}',
+      error: null,
+    };
     if (!locks) {
-      const row = await this.db
-        .insertInto('runs')
-        .values({
-          source_id: sourceId,
-          trigger,
-          status: 'running',
-          dry_run: dryRun,
-          counts: '{}',
-          error: null,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      const id = String(row.id);
-      inProgress.add(id);
-      return id;
+      const { id } = await this.db.insertInto('runs').values(row).returning('id').executeTakeFirstOrThrow();
+      inProgress.add(String(id));
+      return String(id);
     }
     await this.interruptAbandoned(sourceId);
     // The lock is taken before the row exists: no other process ever sees this run unlocked.
@@ -218,15 +214,7 @@ export class RunsRepository {
     try {
       await this.db
         .insertInto('runs')
-        .values({
-          id,
-          source_id: sourceId,
-          trigger,
-          status: 'running',
-          dry_run: dryRun,
-          counts: '{}',
-          error: null,
-        })
+        .values({ id, ...row })
         .execute();
     } catch (error) {
       await locks.unlock(id).catch(() => undefined);
