@@ -91,6 +91,7 @@ describe('the fault matrix of sync --once', () => {
       });
       expect(down.code, down.stderr).toBe(1);
       expect(down.stderr).toMatch(/could not run: the API at http:\/\/127\.0\.0\.1:9 is unreachable/);
+      expect(down.stderr).toMatch(/check RECEIVABLES_BASE_URL and the network/);
       expect(
         down.stderr
           .trim()
@@ -120,6 +121,8 @@ describe('the fault matrix of sync --once', () => {
       });
       expect(refused.code, refused.stderr).toBe(1);
       expect(refused.stderr).toMatch(/could not run: the API at .* refused our credentials/);
+      // A login would not help while the variable is set: the message says so.
+      expect(refused.stderr).toMatch(/Fix or unset RECEIVABLES_ACCESS_TOKEN/);
       expect(filesOf(env).waiting).toEqual(['accounts.csv', 'invoices.csv']);
       expect(filesOf(env).rejected).toEqual([]);
       expect((await runsOf(env)).at(-1)).toMatchObject({

@@ -102,6 +102,24 @@ describe.each<SandboxCompat['protectedResource']>(['api', 'base'])(
   },
 );
 
+describe('a setup mistake', () => {
+  it('when the drop folder does not exist, then sync --once exits 1 with the fix, not as an outage', async () => {
+    const sandbox = await startTestSandbox();
+    const env = syncEnv(sandbox, 'embedded');
+    try {
+      const result = await runCli(['--config', env.configFile, 'sync', '--once'], { env: env.env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /could not run: the drop folder .* does not exist: create it \(mkdir -p\), or fix the source's dropDir \(CSV_DROP_DIR_MISSING\)/,
+      );
+      expect(result.stderr).not.toMatch(/a part it depends on failed/);
+    } finally {
+      await env.cleanup();
+      await sandbox.close();
+    }
+  });
+});
+
 describe('no accidental sync', () => {
   let sandbox: TestSandbox;
   beforeAll(async () => {
