@@ -1,5 +1,11 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { NO_FAULTS, type SandboxCompat, type SandboxOverrides } from '../sandbox/options.js';
+import {
+  DEFAULT_COMPAT,
+  NO_FAULTS,
+  type SandboxCompat,
+  type SandboxDocumentRoute,
+  type SandboxOverrides,
+} from '../sandbox/options.js';
 import { startSandbox } from '../sandbox/server.js';
 
 const int = (name: string, min: number) => (raw: string) => {
@@ -33,6 +39,31 @@ interface SandboxFlags {
   compatProtectedResource: SandboxCompat['protectedResource'];
   compatManagedActionStatus: string;
   compatDuplicateSourceStatus: string;
+  compatDocumentPatch: Pick<SandboxDocumentRoute, 'method' | 'path'>;
+  compatDocumentFields: Pick<SandboxDocumentRoute, 'paidAmountField' | 'dueDateField'>;
+  compatCreatePaid: string | boolean;
+}
+
+/** `PUT /{kind}/{id}/payment`: the method and path of the document write. */
+function documentRoute(value: string): Pick<SandboxDocumentRoute, 'method' | 'path'> {
+  const m = /^(PATCH|PUT|POST)\s+(\/\S*\{id\}\S*)$/.exec(value.trim());
+  if (!m) {
+    throw new InvalidArgumentError(
+      'expected "<PATCH|PUT|POST> <path with {id}>", e.g. "PUT /{kind}/{id}/payment"',
+    );
+  }
+  return { method: m[1] as SandboxDocumentRoute['method'], path: m[2]! };
+}
+
+/** `amountPaid,dueOn`: the body's field names of the paid amount and the due date. */
+function documentFields(value: string): Pick<SandboxDocumentRoute, 'paidAmountField' | 'dueDateField'> {
+  const parts = value.split(',').map((p) => p.trim());
+  if (parts.length !== 2 || parts.some((p) => !/^[A-Za-z_][A-Za-z0-9_.]*$/.test(p))) {
+    throw new InvalidArgumentError(
+      'expected "<paid amount field>,<due date field>", e.g. "amountPaid,dueOn"',
+    );
+  }
+  return { paidAmountField: parts[0]!, dueDateField: parts[1]! };
 }
 
 export function sandboxCommand(): Command {
@@ -107,6 +138,21 @@ export function sandboxCommand(): Command {
         .choices(['400', '409', '422'])
         .default('400'),
     )
+    .option(
+      '--compat-document-patch <route>',
+      "method and path of the write that sets a document's paid amount / due date",
+      documentRoute,
+      { method: DEFAULT_COMPAT.documentPatch.method, path: DEFAULT_COMPAT.documentPatch.path },
+    )
+    .option('--compat-document-fields <paid,due>', 'body field names of that write', documentFields, {
+      paidAmountField: DEFAULT_COMPAT.documentPatch.paidAmountField,
+      dueDateField: DEFAULT_COMPAT.documentPatch.dueDateField,
+    })
+    .option(
+      '--compat-create-paid [field]',
+      'POST /invoices and /credit-notes take a paid amount (form field, default paidAmount)',
+      false,
+    )
     .action(async (flags: SandboxFlags) => {
       const overrides: SandboxOverrides = {
         rateLimit: { quota: flags.quota, windowSeconds: flags.window },
@@ -132,6 +178,12 @@ export function sandboxCommand(): Command {
           duplicateSourceStatus: Number(
             flags.compatDuplicateSourceStatus,
           ) as SandboxCompat['duplicateSourceStatus'],
+          documentPatch: { ...flags.compatDocumentPatch, ...flags.compatDocumentFields },
+          createPaid: flags.compatCreatePaid !== false,
+          createPaidField:
+            typeof flags.compatCreatePaid === 'string'
+              ? flags.compatCreatePaid
+              : DEFAULT_COMPAT.createPaidField,
         },
       };
       const sandbox = await startSandbox({ port: flags.port, host: flags.host }, overrides);

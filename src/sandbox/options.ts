@@ -60,6 +60,22 @@ export interface SandboxCompat {
    * `...source-already-linked`: not shown).
    */
   duplicateSourceStatus: 400 | 409 | 422;
+  /**
+   * The write that sets a document's paid amount / due date ("a PATCH ... exists; paths and bodies
+   * not shown"): the contract's `PATCH /{kind}/{id}` with `{paidAmount, dueDate}` by default.
+   */
+  documentPatch: SandboxDocumentRoute;
+  /** Whether `POST /invoices` takes a paid amount (form field `createPaidField`); refused as unknown otherwise. */
+  createPaid: boolean;
+  createPaidField: string;
+}
+
+export interface SandboxDocumentRoute {
+  method: 'PATCH' | 'PUT' | 'POST';
+  /** Under `/api/public/v1`; `{kind}` is `invoices` / `credit-notes`, `{id}` the document id. */
+  path: string;
+  paidAmountField: string;
+  dueDateField: string;
 }
 
 export const DEFAULT_COMPAT: SandboxCompat = {
@@ -67,6 +83,14 @@ export const DEFAULT_COMPAT: SandboxCompat = {
   protectedResource: 'api',
   managedActionStatus: 400,
   duplicateSourceStatus: 400,
+  documentPatch: {
+    method: 'PATCH',
+    path: '/{kind}/{id}',
+    paidAmountField: 'paidAmount',
+    dueDateField: 'dueDate',
+  },
+  createPaid: false,
+  createPaidField: 'paidAmount',
 };
 
 export interface SandboxOptions {
@@ -95,7 +119,7 @@ export interface SandboxOptions {
 /** What a caller may override: any option, and any part of `faults` and `compat`. */
 export type SandboxOverrides = Partial<Omit<SandboxOptions, 'faults' | 'compat'>> & {
   faults?: Partial<FaultConfig>;
-  compat?: Partial<SandboxCompat>;
+  compat?: Partial<Omit<SandboxCompat, 'documentPatch'>> & { documentPatch?: Partial<SandboxDocumentRoute> };
 };
 
 export function sandboxOptions(overrides: SandboxOverrides = {}): SandboxOptions {
@@ -112,6 +136,10 @@ export function sandboxOptions(overrides: SandboxOverrides = {}): SandboxOptions
     random: Math.random,
     ...overrides,
     faults: { ...NO_FAULTS, ...overrides.faults },
-    compat: { ...DEFAULT_COMPAT, ...overrides.compat },
+    compat: {
+      ...DEFAULT_COMPAT,
+      ...overrides.compat,
+      documentPatch: { ...DEFAULT_COMPAT.documentPatch, ...overrides.compat?.documentPatch },
+    },
   };
 }

@@ -21,12 +21,16 @@ import { assertNumberFree, assertSourceIdFree } from './document-rules.js';
 /** Documents created through this API carry this channel, set once. */
 export const PUBLIC_API_CHANNEL = 'PublicApi';
 
-/** The validated form of a multipart request; a JSON request is refused (the PDF is a file part). */
-export function multipartForm(request: FastifyRequest, spec: KindSpec): DocumentForm {
+/**
+ * The validated form of a multipart request; a JSON request is refused (the PDF is a file part).
+ * The paid amount is a field only where the server takes it (`compat.createPaid`).
+ */
+export function multipartForm(request: FastifyRequest, spec: KindSpec, deps: SandboxDeps): DocumentForm {
   if (!request.isMultipart()) {
     throw badRequest(`${spec.path} takes multipart/form-data (the document's fields and its PDF file)`);
   }
-  return documentForm(request.body, spec);
+  const { createPaid, createPaidField } = deps.options.compat;
+  return documentForm(request.body, spec, createPaid ? createPaidField : undefined);
 }
 
 /** The account a form names, visible to the caller and writable. */
@@ -56,7 +60,7 @@ export function newDocument(
     dueDate: form.dueDate,
     totalAmount: form.totalAmount,
     taxAmount: form.taxAmount,
-    paidAmount: '0.00',
+    paidAmount: form.paidAmount ?? '0.00',
     billingAddress: addressFor(account, form.billingAddress),
     file: form.file,
     sourceId: form.sourceId,
@@ -81,7 +85,7 @@ export const documentMetadata = (doc: DocumentRecord) => ({
 function registerCreate(app: FastifyInstance, deps: SandboxDeps, spec: KindSpec): void {
   const { store } = deps;
   app.post(spec.path, requires(ACCOUNTS_WRITE), async (request, reply) => {
-    const form = multipartForm(request, spec);
+    const form = multipartForm(request, spec, deps);
     const account = formAccount(store, form, authOf(request).userId);
     const doc = newDocument(store, spec, form, account);
     store.documents.set(doc.id, doc);

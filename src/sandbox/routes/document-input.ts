@@ -66,6 +66,8 @@ export interface DocumentForm {
   billingAddress: Partial<Address>;
   file: StoredFile | null;
   sourceId: string | null;
+  /** Only where the server takes it at creation (`compat.createPaid`); null: not sent. */
+  paidAmount: string | null;
 }
 
 const ADDRESS_PARTS = ['street', 'city', 'postalCode', 'country'] as const;
@@ -142,10 +144,13 @@ function sourceIdOf(fields: Fields): string | null {
   return raw;
 }
 
-/** Validates a multipart creation body of `spec`'s kind. */
-export function documentForm(body: unknown, spec: KindSpec): DocumentForm {
+/**
+ * Validates a multipart creation body of `spec`'s kind. `paidField`: the field of the paid amount,
+ * when the server takes one at creation (`compat.createPaid`); without it the field is unknown.
+ */
+export function documentForm(body: unknown, spec: KindSpec, paidField?: string): DocumentForm {
   const fields = objectBody(body, 'the multipart form');
-  rejectUnknownFields(fields, formFields(spec));
+  rejectUnknownFields(fields, paidField ? [...formFields(spec), paidField] : formFields(spec));
   const accountId = requiredText(textPart(fields, 'accountId'), 'accountId');
   const number = requiredText(textPart(fields, 'number'), 'number');
   const issuedDate = datePartsOf(fields, 'issuedDate');
@@ -155,7 +160,12 @@ export function documentForm(body: unknown, spec: KindSpec): DocumentForm {
   if (compareDecimal(taxAmount, totalAmount) > 0) throw badRequest('taxAmount must not exceed totalAmount');
   const billingAddress = addressPartsOf(fields);
   const file = fileOf(fields, spec);
+  const paidText = paidField ? textPart(fields, paidField) : undefined;
+  const paidAmount = paidText === undefined ? null : amountInput(paidText, paidField!);
+  if (paidAmount !== null && compareDecimal(paidAmount, totalAmount) > 0)
+    throw badRequest(`${paidField} must be from 0 to the totalAmount ${totalAmount}, got ${paidAmount}`);
   return {
+    paidAmount,
     accountId,
     number,
     issuedDate,

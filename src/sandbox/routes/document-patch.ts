@@ -3,6 +3,9 @@
  * `{"paidAmount"?: "<decimal>", "dueDate"?: {"year", "month", "day"}}` (the contract's default for
  * the spec's "PATCH that sets a paid amount or a due date"). Value-setting, so safe to repeat.
  * On a credit note `paidAmount` is the allocated amount and `dueDate` is refused.
+ *
+ * Method, path and field names follow `compat.documentPatch` (the spec shows none of them): with
+ * another route, the contract's one is not served (a PATCH there is an unknown route, 404).
  */
 
 import type { FastifyInstance } from 'fastify';
@@ -11,6 +14,7 @@ import { authOf, requires, type SandboxDeps } from '../context.js';
 import { badRequest } from '../errors.js';
 import type { DocumentRecord } from '../model.js';
 import { ACCOUNTS_WRITE } from '../oauth/scopes.js';
+import type { SandboxDocumentRoute } from '../options.js';
 import { documentJson } from '../resources/document-view.js';
 import { assertWritable, auditAccountCommand } from '../resources/guards.js';
 import {
@@ -26,47 +30,73 @@ import { documentFor } from './document-rules.js';
 
 type DocumentChanges = Partial<Pick<DocumentRecord, 'paidAmount' | 'dueDate'>>;
 
-/** Validates the PATCH body against the document it will change. */
-export function documentChanges(body: Fields, spec: KindSpec, doc: DocumentRecord): DocumentChanges {
-  if (!spec.hasDueDate && body.dueDate !== undefined) {
-    throw badRequest(`dueDate: a ${spec.label.toLowerCase()} has no due date`);
+const CONTRACT_FIELDS = { paidAmountField: 'paidAmount', dueDateField: 'dueDate' };
+
+/** Validates the body (under the route's field names) against the document it will change. */
+export function documentChanges(
+  body: Fields,
+  spec: KindSpec,
+  doc: DocumentRecord,
+  fields: Pick<SandboxDocumentRoute, 'paidAmountField' | 'dueDateField'> = CONTRACT_FIELDS,
+): DocumentChanges {
+  const { paidAmountField: paid, dueDateField: due } = fields;
+  if (!spec.hasDueDate && body[due] !== undefined) {
+    throw badRequest(`${due}: a ${spec.label.toLowerCase()} has no due date`);
   }
-  rejectUnknownFields(body, spec.hasDueDate ? ['paidAmount', 'dueDate'] : ['paidAmount']);
+  rejectUnknownFields(body, spec.hasDueDate ? [paid, due] : [paid]);
   const changes: DocumentChanges = {};
-  if (body.paidAmount !== undefined) {
-    const paidAmount = amountInput(body.paidAmount, 'paidAmount');
+  if (body[paid] !== undefined) {
+    const paidAmount = amountInput(body[paid], paid);
     if (compareDecimal(paidAmount, doc.totalAmount) > 0) {
-      throw badRequest(`paidAmount must be from 0 to the totalAmount ${doc.totalAmount}, got ${paidAmount}`);
+      throw badRequest(`${paid} must be from 0 to the totalAmount ${doc.totalAmount}, got ${paidAmount}`);
     }
     changes.paidAmount = paidAmount;
   }
-  if (body.dueDate !== undefined) changes.dueDate = dateObjectInput(body.dueDate, 'dueDate');
+  if (body[due] !== undefined) changes.dueDate = dateObjectInput(body[due], due);
   if (Object.keys(changes).length === 0) {
-    throw badRequest(`the body must carry ${spec.hasDueDate ? 'paidAmount and/or dueDate' : 'paidAmount'}`);
+    throw badRequest(`the body must carry ${spec.hasDueDate ? `${paid} and/or ${due}` : paid}`);
   }
   return changes;
 }
 
-function registerPatch(app: FastifyInstance, deps: SandboxDeps, spec: KindSpec): void {
+/** The route's Fastify path for one kind: `{kind}` -> `invoices`, `{id}` -> `:documentId`. */
+export function documentRoutePath(route: SandboxDocumentRoute, spec: KindSpec): string {
+  return route.path.replaceAll('{kind}', spec.path.slice(1)).replaceAll('{id}', ':documentId');
+}
+
+function registerPatch(app: FastifyInstance, deps: SandboxDeps, specs: readonly KindSpec[]): void {
   const { store } = deps;
-  app.patch(`${spec.path}/:documentId`, requires(ACCOUNTS_WRITE), async (request) => {
-    const { documentId } = request.params as { documentId: string };
-    const doc = documentFor(store, spec, documentId, authOf(request).userId);
-    const changes = documentChanges(objectBody(request.body), spec, doc);
-    assertWritable(doc, `This ${spec.label.toLowerCase()}`);
-    Object.assign(doc, changes, { updatedAt: store.nowIso() });
-    const account = store.accounts.get(doc.accountId);
-    if (account) {
-      auditAccountCommand(deps, request, account, `Update${spec.action}`, {
-        ...documentMetadata(doc),
-        changes,
-      });
-    }
-    return documentJson(store, doc, store.clock.now());
+  const route = deps.options.compat.documentPatch;
+  app.route({
+    method: route.method,
+    url: documentRoutePath(route, specs[0]!),
+    ...requires(ACCOUNTS_WRITE),
+    handler: async (request) => {
+      const { documentId } = request.params as { documentId: string };
+      // A path without {kind} serves both kinds: the document's own kind decides.
+      const stored = store.documents.get(documentId);
+      const spec = specs.find((s) => s.kind === stored?.kind) ?? specs[0]!;
+      const doc = documentFor(store, spec, documentId, authOf(request).userId);
+      const changes = documentChanges(objectBody(request.body), spec, doc, route);
+      assertWritable(doc, `This ${spec.label.toLowerCase()}`);
+      Object.assign(doc, changes, { updatedAt: store.nowIso() });
+      const account = store.accounts.get(doc.accountId);
+      if (account) {
+        auditAccountCommand(deps, request, account, `Update${spec.action}`, {
+          ...documentMetadata(doc),
+          changes,
+        });
+      }
+      return documentJson(store, doc, store.clock.now());
+    },
   });
 }
 
 export function registerDocumentPatchRoutes(app: FastifyInstance, deps: SandboxDeps): void {
-  registerPatch(app, deps, INVOICE);
-  registerPatch(app, deps, CREDIT_NOTE);
+  if (deps.options.compat.documentPatch.path.includes('{kind}')) {
+    registerPatch(app, deps, [INVOICE]);
+    registerPatch(app, deps, [CREDIT_NOTE]);
+  } else {
+    registerPatch(app, deps, [INVOICE, CREDIT_NOTE]);
+  }
 }

@@ -38,7 +38,7 @@ function registerUpsert(app: FastifyInstance, deps: SandboxDeps, spec: KindSpec)
   const { store } = deps;
   app.put(`${spec.path}/by-source-id/:sourceId`, requires(ACCOUNTS_WRITE), async (request, reply) => {
     const { sourceId } = request.params as { sourceId: string };
-    const form = multipartForm(request, spec);
+    const form = multipartForm(request, spec, deps);
     if (form.sourceId !== null && form.sourceId !== sourceId) {
       throw badRequest('sourceId in the form differs from the sourceId of the path');
     }
@@ -60,6 +60,7 @@ function registerUpsert(app: FastifyInstance, deps: SandboxDeps, spec: KindSpec)
       taxAmount: form.taxAmount,
       billingAddress: addressFor(account, form.billingAddress),
       file: form.file ?? existing.file,
+      ...(form.paidAmount !== null ? { paidAmount: form.paidAmount } : {}),
       updatedAt: store.nowIso(),
     });
     auditAccountCommand(deps, request, account, `Update${spec.action}`, documentMetadata(existing));
