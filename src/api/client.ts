@@ -3,6 +3,7 @@ import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../domain/clock.js';
 import type { TokenProvider } from './auth/types.js';
+import { type ApiCompat, DEFAULT_API_COMPAT } from './compat.js';
 import { AccountsEndpoint } from './endpoints/accounts.js';
 import { BalancesEndpoint } from './endpoints/balances.js';
 import { CommunicationsEndpoint } from './endpoints/communications.js';
@@ -45,6 +46,8 @@ export interface ReceivablesClientProps {
   /** Generates the Idempotency-Key of a write when the caller gives none (default: randomUUID). */
   idempotencyKey?: (() => string) | undefined;
   userAgent?: string | undefined;
+  /** The server's choices where the spec says "not shown" (`api.compat`); default: the contract's. */
+  compat?: ApiCompat | undefined;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -73,6 +76,8 @@ export class ReceivablesClient {
   readonly communications: CommunicationsEndpoint;
   readonly tasks: TasksEndpoint;
   readonly status: StatusEndpoint;
+  /** The server's choices this client follows where the spec says "not shown". */
+  readonly compat: ApiCompat;
   readonly #transport: Transport;
   readonly #queue: PQueue;
 
@@ -98,8 +103,10 @@ export class ReceivablesClient {
     this.organizations = new OrganizationsEndpoint(ctx);
     this.users = new UsersEndpoint(ctx);
     this.accounts = new AccountsEndpoint(ctx);
-    this.invoices = invoicesEndpoint(ctx);
-    this.creditNotes = creditNotesEndpoint(ctx);
+    const compat = props.compat ?? DEFAULT_API_COMPAT;
+    this.compat = compat;
+    this.invoices = invoicesEndpoint(ctx, compat);
+    this.creditNotes = creditNotesEndpoint(ctx, compat);
     this.balances = new BalancesEndpoint(ctx);
     this.communications = new CommunicationsEndpoint(ctx);
     this.tasks = new TasksEndpoint(ctx);

@@ -221,6 +221,11 @@ export interface CreateCreditNoteInput {
   file?: DocumentFile | undefined;
   /** The caller's id of the document, unique per organization, frozen at creation. */
   sourceId?: string | undefined;
+  /**
+   * Sent only when `api.compat.createPaid` says the server takes it (under `createPaidField`);
+   * otherwise the paid amount goes through the document write after the create.
+   */
+  paidAmount?: DecimalString | undefined;
 }
 
 export interface CreateInvoiceInput extends CreateCreditNoteInput {

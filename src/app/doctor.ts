@@ -13,6 +13,7 @@ import { loadModuleSource } from '../sources/module/module-loader.js';
 import { probeQuery } from '../sources/sql/keyset-query.js';
 import { connectPg } from '../sources/sql/pg-session.js';
 import { openStateDatabase } from '../state/database.js';
+import { documentWriteCheck } from './doctor-compat.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -40,8 +41,9 @@ const CLOCK_SKEW_WARN_SECONDS = 60;
  * `doctor`: checks a setup end to end before the first pass, each part on its own (one failing
  * does not hide the others), writing nothing to the service: the configuration, the state DB and
  * its migrations, Redis and its eviction policy, the API's `/status`, discovery, the token and
- * what it may read, the organization, the advertised rate-limit policy, the clock, then each
- * source (drop folder writable, SQL queries compiling, module loading).
+ * what it may read, the organization, the advertised rate-limit policy, the clock, the document
+ * write of `api.compat` (a probe on a random id), then each source (drop folder writable, SQL
+ * queries compiling, module loading).
  */
 export async function runDoctor(loaded: LoadedConfig, options: DoctorOptions = {}): Promise<DoctorCheck[]> {
   const { config } = loaded;
@@ -268,6 +270,12 @@ async function tokenChecks(
   } else {
     checks.unshift(ok('token', 'valid: reads organizations'));
   }
+  checks.push(
+    await documentWriteCheck(
+      { api, token, fetch: fetchImpl, timeoutMs: config.api.timeoutSeconds * 1000 },
+      config.api.compat,
+    ),
+  );
   const policy = organizations.headers.get('ratelimit-policy');
   checks.push(
     policy

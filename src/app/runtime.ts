@@ -130,6 +130,7 @@ export async function openSyncRuntime(
       logger: state.logger,
       timeoutMs: config.api.timeoutSeconds * 1000,
       concurrency: config.api.concurrency,
+      compat: config.api.compat,
     });
     closers.push(() => client.close());
     const organizationId = config.api.organizationId ?? (await soleOrganization(client));

@@ -1,6 +1,9 @@
 import type { ReceivablesClient } from '../api/client.js';
+import { describeDocumentRoute, isUnknownRouteAnswer } from '../api/compat.js';
+import { ApiResponseError } from '../api/errors.js';
 import { accountFilters } from '../api/filters.js';
 import type { Account, CreditNote, DateParts, Invoice } from '../api/types.js';
+import { AppError } from '../domain/errors.js';
 import type { DocumentKind, PdfFile, RemoteAccount, RemoteDocument, SyncApi, Write } from '../sync/ports.js';
 
 /** Document dates may come back as parts or as `YYYY-MM-DD`; the sync compares parts. */
@@ -41,6 +44,10 @@ export class ClientSyncApi implements SyncApi {
     private readonly client: ReceivablesClient,
     readonly organizationId: string,
   ) {}
+
+  get createsPaid(): boolean {
+    return this.client.compat.createPaid;
+  }
 
   async findAccountsBySourceIds(sourceIds: readonly string[]): Promise<RemoteAccount[]> {
     if (sourceIds.length === 0) return [];
@@ -145,6 +152,19 @@ export class ClientSyncApi implements SyncApi {
     write: Write,
   ): Promise<RemoteDocument> {
     const endpoint = kind === 'invoice' ? this.client.invoices : this.client.creditNotes;
-    return toRemoteDocument(await endpoint.patch(documentId, body, write));
+    try {
+      return toRemoteDocument(await endpoint.patch(documentId, body, write));
+    } catch (error) {
+      // No such route is the configuration's fault, not the row's: the pass stops and says so, and
+      // the document write is sent again once api.compat names the service's route.
+      if (error instanceof ApiResponseError && isUnknownRouteAnswer(error.status, error.message)) {
+        throw new AppError(
+          'DOCUMENT_WRITE_ROUTE',
+          `the service has no document write ${describeDocumentRoute(this.client.compat.documentPatch)} (${error.message}): set api.compat.documentPatch to its route (docs/compatibility.md; \`doctor\` checks it)`,
+          { kind: 'config', cause: error, status: error.status },
+        );
+      }
+      throw error;
+    }
   }
 }

@@ -43,6 +43,9 @@ const moduleSource = z.strictObject({
 export const sourceSchema = z.discriminatedUnion('type', [csvSource, sqlSource, moduleSource]);
 
 const url = z.url({ protocol: /^https?$/ });
+const fieldName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_.]{0,63}$/, 'a field name: letters, digits, "_" and "."');
 
 export const configSchema = z.strictObject({
   api: z.strictObject({
@@ -50,6 +53,31 @@ export const configSchema = z.strictObject({
     organizationId: z.uuid().nullable().default(null),
     timeoutSeconds: z.number().positive().default(30),
     concurrency: z.number().int().min(1).max(64).default(8),
+    /**
+     * The server's choices where the spec says "not shown" and the client depends on them
+     * (src/api/compat.ts; defaults: the contract's). See docs/compatibility.md.
+     */
+    compat: z
+      .strictObject({
+        documentPatch: z
+          .strictObject({
+            method: z.enum(['PATCH', 'PUT', 'POST']).default('PATCH'),
+            path: z
+              .string()
+              .regex(
+                /^\/(?:[A-Za-z0-9._~-]+|\{kind\}|\{id\})(?:\/(?:[A-Za-z0-9._~-]+|\{kind\}|\{id\}))*$/,
+                'a path under /api/public/v1 such as /{kind}/{id}: segments of letters, digits, ".", "_", "~", "-", or {kind} / {id}',
+              )
+              .refine((path) => path.includes('{id}'), 'must contain {id}, the document id')
+              .default('/{kind}/{id}'),
+            paidAmountField: fieldName.default('paidAmount'),
+            dueDateField: fieldName.default('dueDate'),
+          })
+          .prefault({}),
+        createPaid: z.boolean().default(false),
+        createPaidField: fieldName.default('paidAmount'),
+      })
+      .prefault({}),
   }),
   auth: z.strictObject({
     clientId: z.string().min(1).default('receivables-sync'),

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { compareDecimal } from '../domain/decimal.js';
 import { errorKindOf } from '../domain/errors.js';
 import type { RecordOrigin } from '../domain/records.js';
 import type { MappedRecord } from '../domain/sync-state.js';
@@ -88,6 +89,10 @@ async function syncOne(
 async function create(ctx: PassScope, record: DocumentRecord, owner: Owner): Promise<Outcome> {
   if (ctx.dryRun) return plan(ctx, record, 'create', 'created');
   const input = documentCreateInput(record, owner.apiId);
+  const wantedPaid = mutableState(record).paidAmount;
+  // A server that takes the paid amount at creation saves the document write that would follow.
+  if (ctx.api.createsPaid && wantedPaid !== null && compareDecimal(wantedPaid, '0') !== 0)
+    input.paidAmount = wantedPaid;
   const file = await pdfFor(record, owner.fullName);
   let created: RemoteDocument;
   let current: DocumentMutableState = { paidAmount: '0', dueDate: null };

@@ -81,6 +81,11 @@ export interface SyncApi {
   detachTag(accountId: string, tagId: string): Promise<void>;
   /** Documents of `kind` whose sourceId is one of `sourceIds` (at most 50 a call). */
   findDocumentsBySourceIds(kind: DocumentKind, sourceIds: readonly string[]): Promise<RemoteDocument[]>;
+  /**
+   * The server takes the paid amount in the creation (`api.compat.createPaid`): the create then
+   * carries it, and the document write follows only when the answer shows another amount.
+   */
+  readonly createsPaid?: boolean;
   createDocument(
     kind: DocumentKind,
     input: DocumentCreateInput,

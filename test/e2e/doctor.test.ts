@@ -73,6 +73,7 @@ describe('doctor', () => {
       'discovery',
       'token',
       'organization',
+      'document write',
       'rate limit',
       'clock',
       'source erp-csv',

@@ -1,3 +1,10 @@
+import {
+  type ApiCompat,
+  DEFAULT_API_COMPAT,
+  type DocumentPathKind,
+  documentPatchBody,
+  documentPatchPath,
+} from '../compat.js';
 import { anyOfBatches, FilterBuilder } from '../filters.js';
 import type { MultipartField } from '../multipart.js';
 import type { Page } from '../pagination.js';
@@ -28,8 +35,12 @@ export interface DocumentListParams<R extends 'invoices' | 'creditNotes'> extend
 /**
  * The multipart form of a document creation, in a fixed order: `accountId`, `number`, dates as
  * `<name>.year/.month/.day`, amounts, the address parts that are set, `sourceId`, then the PDF.
+ * A `paidAmount` is sent only under `createPaidField` (a server that takes it, `api.compat.createPaid`).
  */
-export function documentFormFields(input: CreateCreditNoteInput & { dueDate?: DateParts }): MultipartField[] {
+export function documentFormFields(
+  input: CreateCreditNoteInput & { dueDate?: DateParts },
+  createPaidField?: string,
+): MultipartField[] {
   const fields: MultipartField[] = [
     { name: 'accountId', value: input.accountId },
     { name: 'number', value: input.number },
@@ -43,6 +54,9 @@ export function documentFormFields(input: CreateCreditNoteInput & { dueDate?: Da
     if (value !== undefined && value !== null) fields.push({ name: `billingAddress.${part}`, value });
   }
   if (input.sourceId !== undefined) fields.push({ name: 'sourceId', value: input.sourceId });
+  if (createPaidField && input.paidAmount !== undefined) {
+    fields.push({ name: createPaidField, value: input.paidAmount });
+  }
   if (input.file) {
     fields.push({
       name: 'file',
@@ -69,8 +83,9 @@ function dateFields(name: string, date: DateParts): MultipartField[] {
 }
 
 /**
- * `/invoices` or `/credit-notes`: list (filterable), multipart create, PATCH of the paid amount /
- * due date (the contract's choice), and lookups by the caller's `sourceId`.
+ * `/invoices` or `/credit-notes`: list (filterable), multipart create, the write of the paid amount /
+ * due date (route and field names from `api.compat.documentPatch`, the contract's PATCH by
+ * default), and lookups by the caller's `sourceId`.
  */
 export class DocumentsEndpoint<
   R extends 'invoices' | 'creditNotes',
@@ -79,12 +94,16 @@ export class DocumentsEndpoint<
 > {
   readonly #ctx: EndpointContext;
   readonly #path: '/invoices' | '/credit-notes';
+  readonly #kind: DocumentPathKind;
   readonly #resource: R;
+  readonly #compat: ApiCompat;
 
-  constructor(ctx: EndpointContext, resource: R) {
+  constructor(ctx: EndpointContext, resource: R, compat: ApiCompat = DEFAULT_API_COMPAT) {
     this.#ctx = ctx;
     this.#resource = resource;
-    this.#path = resource === 'invoices' ? '/invoices' : '/credit-notes';
+    this.#kind = resource === 'invoices' ? 'invoices' : 'credit-notes';
+    this.#path = `/${this.#kind}`;
+    this.#compat = compat;
   }
 
   listPage(params: DocumentListParams<R>, options?: ReadOptions): Promise<Page<D>> {
@@ -101,9 +120,10 @@ export class DocumentsEndpoint<
    * document up with `findBySourceIds` rather than creating a second one.
    */
   create(input: C, options?: WriteOptions): Promise<D> {
+    const paidField = this.#compat.createPaid ? this.#compat.createPaidField : undefined;
     return write(
       this.#ctx,
-      { method: 'POST', path: this.#path, body: { multipart: documentFormFields(input) } },
+      { method: 'POST', path: this.#path, body: { multipart: documentFormFields(input, paidField) } },
       options,
     );
   }
@@ -113,11 +133,19 @@ export class DocumentsEndpoint<
     return get(this.#ctx, `${this.#path}/${segment(documentId)}`, undefined, options);
   }
 
-  /** Sets the paid (allocated) amount and/or, on invoices, the due date. Safe to repeat. */
+  /**
+   * Sets the paid (allocated) amount and/or, on invoices, the due date, through the server's route
+   * (`api.compat.documentPatch`; default `PATCH /{kind}/{id}`). Value-setting: safe to repeat.
+   */
   patch(documentId: string, input: PatchDocumentInput, options?: WriteOptions): Promise<D> {
+    const route = this.#compat.documentPatch;
     return write(
       this.#ctx,
-      { method: 'PATCH', path: `${this.#path}/${segment(documentId)}`, body: { json: input } },
+      {
+        method: route.method,
+        path: documentPatchPath(route, this.#kind, documentId),
+        body: { json: documentPatchBody(route, input) },
+      },
       options,
     );
   }
@@ -172,7 +200,7 @@ function sourceIdFilter<R extends 'invoices' | 'creditNotes'>(
 export type InvoicesEndpoint = DocumentsEndpoint<'invoices', Invoice, CreateInvoiceInput>;
 export type CreditNotesEndpoint = DocumentsEndpoint<'creditNotes', CreditNote, CreateCreditNoteInput>;
 
-export const invoicesEndpoint = (ctx: EndpointContext): InvoicesEndpoint =>
-  new DocumentsEndpoint(ctx, 'invoices');
-export const creditNotesEndpoint = (ctx: EndpointContext): CreditNotesEndpoint =>
-  new DocumentsEndpoint(ctx, 'creditNotes');
+export const invoicesEndpoint = (ctx: EndpointContext, compat?: ApiCompat): InvoicesEndpoint =>
+  new DocumentsEndpoint(ctx, 'invoices', compat);
+export const creditNotesEndpoint = (ctx: EndpointContext, compat?: ApiCompat): CreditNotesEndpoint =>
+  new DocumentsEndpoint(ctx, 'creditNotes', compat);

@@ -94,6 +94,42 @@ describe('configuration', () => {
     expect(message).toContain('duplicate source id "a"');
   });
 
+  it("when api.compat is not set, then the contract's choices apply; a partial one keeps the other defaults", () => {
+    const plain = loadConfig({ env: {}, cwd: dir() }).config.api.compat;
+    expect(plain).toEqual({
+      documentPatch: {
+        method: 'PATCH',
+        path: '/{kind}/{id}',
+        paidAmountField: 'paidAmount',
+        dueDateField: 'dueDate',
+      },
+      createPaid: false,
+      createPaidField: 'paidAmount',
+    });
+    const folder = dir();
+    write(folder, 'api:\n  compat:\n    documentPatch:\n      method: PUT\n');
+    const partial = loadConfig({ env: {}, cwd: folder }).config.api.compat;
+    expect(partial.documentPatch).toEqual({ ...plain.documentPatch, method: 'PUT' });
+    expect(partial.createPaid).toBe(false);
+  });
+
+  it('when api.compat names an impossible route, then the error says which key and why', () => {
+    const folder = dir();
+    write(
+      folder,
+      'api:\n  compat:\n    documentPatch:\n      method: GET\n      path: /invoices/payment\n      paidAmountField: "paid amount"\n',
+    );
+    let message = '';
+    try {
+      loadConfig({ env: {}, cwd: folder });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain('api.compat.documentPatch.method');
+    expect(message).toMatch(/api\.compat\.documentPatch\.path[\s\S]*must contain \{id\}/);
+    expect(message).toContain('api.compat.documentPatch.paidAmountField');
+  });
+
   it('when the file is not YAML, then the error names the file and says so', () => {
     const folder = dir();
     write(folder, 'x: [\n');

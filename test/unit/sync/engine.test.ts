@@ -185,6 +185,44 @@ describe('the sync engine, decision by decision', () => {
     expect(reason?.message).toContain('bad country');
   });
 
+  it('when an invoice is paid, then by default it is created and then patched with its paid amount', async () => {
+    const w = world();
+    await pass(w, [account(1), invoice(1, 1, { paidAmount: '40' }), invoice(2, 1)]);
+    expect(w.api.createdPaid).toEqual([undefined, undefined]);
+    expect([...w.api.writes].sort()).toEqual([
+      'createAccount',
+      'createDocument',
+      'createDocument',
+      'patchDocument',
+    ]);
+    const paid = [...w.api.documents.values()].map((d) => d.paidAmount).sort();
+    expect(paid).toEqual(['0.00', '40.00']);
+  });
+
+  it('when the server takes the paid amount at creation (createPaid), then a paid invoice costs one write', async () => {
+    const w = world();
+    w.api.createsPaid = true;
+    const summary = await pass(w, [account(1), invoice(1, 1, { paidAmount: '40' }), invoice(2, 1)]);
+    // The unpaid invoice sends no paid amount at all.
+    expect(w.api.createdPaid.sort()).toEqual(['40.00', undefined]);
+    expect(w.api.writes).toEqual(['createAccount', 'createDocument', 'createDocument']);
+    expect(summary.counts.invoices).toMatchObject({ created: 2, failed: 0 });
+    // The next pass sees nothing to do: the record map holds the paid amount as synced.
+    const calls = w.api.calls.length;
+    await pass(w, [account(1), invoice(1, 1, { paidAmount: '40' }), invoice(2, 1)]);
+    expect(w.api.calls.length).toBe(calls);
+  });
+
+  it('when createPaid is set but the server ignores the field, then the answer gives it away and the paid amount is patched', async () => {
+    const w = world();
+    w.api.createsPaid = true;
+    w.api.ignoresCreatedPaid = true;
+    await pass(w, [account(1), invoice(1, 1, { paidAmount: '40' })]);
+    expect(w.api.createdPaid).toEqual(['40.00']);
+    expect(w.api.writes).toEqual(['createAccount', 'createDocument', 'patchDocument']);
+    expect([...w.api.documents.values()][0]!.paidAmount).toBe('40.00');
+  });
+
   it('when a document already exists on the service (lost state), then it is adopted and its paid amount patched', async () => {
     const w = world();
     await pass(w, [account(1), invoice(1, 1)]);

@@ -120,6 +120,13 @@ export class FakeApi implements SyncApi {
       .sort();
   }
 
+  /** `api.compat.createPaid`: the create carries the paid amount. */
+  createsPaid = false;
+  /** A server that answers the create without applying the paid amount sent (a misconfiguration). */
+  ignoresCreatedPaid = false;
+  /** The paid amount each create carried, in order (undefined: none sent). */
+  readonly createdPaid: Array<string | undefined> = [];
+
   /** What the `source` filter compares (not shown in the spec): as the sandbox's switch. */
   sourceFilter: 'sourceId' | 'connectionId' | 'connectorType' = 'sourceId';
 
@@ -232,13 +239,15 @@ export class FakeApi implements SyncApi {
           apiCode: `app-invoicing.${kind === 'invoice' ? 'invoice' : 'credit-note'}.duplicate-source-id`,
           message: 'duplicate sourceId',
         });
+      this.createdPaid.push(input.paidAmount);
+      const paid = this.createsPaid && !this.ignoresCreatedPaid ? input.paidAmount : undefined;
       const doc = {
         kind,
         id: `doc-${++this.#ids}`,
         sourceId: input.sourceId ?? null,
         accountId: input.accountId,
         number: input.number,
-        paidAmount: '0.00',
+        paidAmount: paid ?? '0.00',
         dueDate: input.dueDate ?? null,
         readOnlyReason: null,
       };
