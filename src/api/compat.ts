@@ -1,3 +1,8 @@
+import {
+  CONTRACT_CREATE_PAID_FIELD,
+  CONTRACT_DOCUMENT_ROUTE,
+  type DocumentRoute,
+} from '../domain/document-route.js';
 import type { PatchDocumentInput } from './types.js';
 
 /**
@@ -19,30 +24,14 @@ export interface ApiCompat {
   createPaidField: string;
 }
 
-export type DocumentWriteMethod = 'PATCH' | 'PUT' | 'POST';
-
-export interface DocumentPatchRoute {
-  method: DocumentWriteMethod;
-  /**
-   * Relative to `/api/public/v1`: `{kind}` becomes `invoices` or `credit-notes`, `{id}` the
-   * document's id (encoded). Default `/{kind}/{id}`.
-   */
-  path: string;
-  /** JSON field names of the body. Defaults `paidAmount` and `dueDate` (`{year, month, day}`). */
-  paidAmountField: string;
-  dueDateField: string;
-}
+export type DocumentPatchRoute = DocumentRoute;
+export type DocumentWriteMethod = DocumentRoute['method'];
 
 /** The contract's choices (docs/contract: "Where the spec says 'not shown': the defaults"). */
 export const DEFAULT_API_COMPAT: ApiCompat = {
-  documentPatch: {
-    method: 'PATCH',
-    path: '/{kind}/{id}',
-    paidAmountField: 'paidAmount',
-    dueDateField: 'dueDate',
-  },
+  documentPatch: CONTRACT_DOCUMENT_ROUTE,
   createPaid: false,
-  createPaidField: 'paidAmount',
+  createPaidField: CONTRACT_CREATE_PAID_FIELD,
 };
 
 export type DocumentPathKind = 'invoices' | 'credit-notes';

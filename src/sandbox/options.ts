@@ -1,5 +1,10 @@
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
+import {
+  CONTRACT_CREATE_PAID_FIELD,
+  CONTRACT_DOCUMENT_ROUTE,
+  type DocumentRoute,
+} from '../domain/document-route.js';
 
 /** A rate-limit policy: `quota` requests per sliding window of `windowSeconds`. */
 export interface RatePolicy {
@@ -70,27 +75,16 @@ export interface SandboxCompat {
   createPaidField: string;
 }
 
-export interface SandboxDocumentRoute {
-  method: 'PATCH' | 'PUT' | 'POST';
-  /** Under `/api/public/v1`; `{kind}` is `invoices` / `credit-notes`, `{id}` the document id. */
-  path: string;
-  paidAmountField: string;
-  dueDateField: string;
-}
+export type SandboxDocumentRoute = DocumentRoute;
 
 export const DEFAULT_COMPAT: SandboxCompat = {
   accountSourceFilter: 'sourceId',
   protectedResource: 'api',
   managedActionStatus: 400,
   duplicateSourceStatus: 400,
-  documentPatch: {
-    method: 'PATCH',
-    path: '/{kind}/{id}',
-    paidAmountField: 'paidAmount',
-    dueDateField: 'dueDate',
-  },
+  documentPatch: CONTRACT_DOCUMENT_ROUTE,
   createPaid: false,
-  createPaidField: 'paidAmount',
+  createPaidField: CONTRACT_CREATE_PAID_FIELD,
 };
 
 export interface SandboxOptions {

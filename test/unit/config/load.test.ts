@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_API_COMPAT } from '../../../src/api/compat.js';
 import { ConfigError, loadConfig, requireSources } from '../../../src/config/load.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'rs-config-'));
@@ -96,16 +97,13 @@ describe('configuration', () => {
 
   it("when api.compat is not set, then the contract's choices apply; a partial one keeps the other defaults", () => {
     const plain = loadConfig({ env: {}, cwd: dir() }).config.api.compat;
-    expect(plain).toEqual({
-      documentPatch: {
-        method: 'PATCH',
-        path: '/{kind}/{id}',
-        paidAmountField: 'paidAmount',
-        dueDateField: 'dueDate',
-      },
-      createPaid: false,
-      createPaidField: 'paidAmount',
-    });
+    // The schema's defaults are the client's (and the sandbox's): the contract's PATCH, no paid creations.
+    expect(plain).toEqual(DEFAULT_API_COMPAT);
+    expect([plain.documentPatch.method, plain.documentPatch.path, plain.createPaid]).toEqual([
+      'PATCH',
+      '/{kind}/{id}',
+      false,
+    ]);
     const folder = dir();
     write(folder, 'api:\n  compat:\n    documentPatch:\n      method: PUT\n');
     const partial = loadConfig({ env: {}, cwd: folder }).config.api.compat;
