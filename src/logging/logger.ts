@@ -49,15 +49,29 @@ export interface LoggerOptions {
   level?: string;
   /** Where lines go; stderr by default so stdout stays free for `--json` and the sandbox's first line. */
   destination?: DestinationStream;
+  /**
+   * More places every line goes to, as JSON (redacted like the rest), whatever `destination` does
+   * with them: for example the run log kept in the state DB.
+   */
+  also?: readonly DestinationStream[];
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
+  const level = options.level ?? 'info';
+  const main = options.destination ?? pino.destination(2);
+  const destination =
+    options.also && options.also.length > 0
+      ? pino.multistream([
+          { stream: main, level: level as pino.Level },
+          ...options.also.map((stream) => ({ stream, level: 'trace' as const })),
+        ])
+      : main;
   return pino(
     {
-      level: options.level ?? 'info',
+      level,
       redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
       base: { app: 'receivables-sync' },
     },
-    options.destination ?? pino.destination(2),
+    destination,
   );
 }

@@ -28,4 +28,29 @@ describe('logger redaction', () => {
     expect(output).toContain('"count":3');
     expect(output).toContain('[redacted]');
   });
+
+  it('when more streams are given (the run log), then each gets every line, redacted, and the main one keeps its level', () => {
+    const sink = () => {
+      const lines: string[] = [];
+      const stream = new Writable({
+        write(chunk, _enc, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      });
+      return { lines, stream };
+    };
+    const main = sink();
+    const extra = sink();
+    const log = createLogger({ level: 'info', destination: main.stream, also: [extra.stream] });
+    log.info({ runId: '7', token: 'SECRET-8' }, 'pass started');
+    log.debug('not at this level');
+    expect(main.lines).toHaveLength(1);
+    expect(extra.lines).toHaveLength(1);
+    expect(JSON.parse(extra.lines[0]!)).toMatchObject({
+      runId: '7',
+      msg: 'pass started',
+      token: '[redacted]',
+    });
+  });
 });
