@@ -123,6 +123,11 @@ export class ReceivablesClient {
     return this.#transport.request<T>(options);
   }
 
+  /** Answers received since construction, by HTTP status. */
+  get responsesByStatus(): ReadonlyMap<number, number> {
+    return this.#transport.responsesByStatus;
+  }
+
   /** Like `request`, with the status, the replay flag, the key sent and the call's own stats. */
   send<T>(options: RequestOptions): Promise<ApiResult<T>> {
     return this.#transport.send<T>(options);

@@ -110,6 +110,8 @@ export class Transport implements Requester {
   readonly #props: TransportProps;
   readonly #log: Logger;
   readonly totals: RequestStats = emptyStats();
+  /** Answers received since construction, by HTTP status (the metrics' `api_responses_total`). */
+  readonly responsesByStatus = new Map<number, number>();
 
   constructor(props: TransportProps) {
     this.#props = props;
@@ -227,6 +229,7 @@ export class Transport implements Requester {
         elapsedMs: this.#props.clock.now().getTime() - started,
       };
       raw = { status: response.status, headers: response.headers, text: await response.text(), token, rate };
+      this.responsesByStatus.set(raw.status, (this.responsesByStatus.get(raw.status) ?? 0) + 1);
     } catch (error) {
       if (p.signal?.aborted) throw p.signal.reason;
       const where = `${p.method} ${p.path}`;

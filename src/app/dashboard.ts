@@ -46,6 +46,7 @@ export async function startDashboardServer(props: DashboardServerProps): Promise
   props.metrics.watch({
     ...(queues ? { queues: () => queues.queues } : {}),
     lastSuccess: lastSuccessfulRuns(props.db),
+    sourceIds: config.sources.map((s) => s.id),
   });
   return startDashboard(
     {

@@ -166,7 +166,12 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
 
     const { metrics } = props;
     metrics.watch({
-      runtimeStats: () => ({ requests: opened.client.stats.requests, limiter: opened.limiter.stats() }),
+      runtimeStats: () => ({
+        requests: opened.client.stats.requests,
+        limiter: opened.limiter.stats(),
+        responses: opened.client.responsesByStatus,
+      }),
+      sourceIds: loaded.config.sources.map((s) => s.id),
     });
     const processor = createSyncProcessor({
       service: metrics.instrumentService(syncServiceOf(opened, loaded.config.sources)),

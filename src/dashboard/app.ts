@@ -52,6 +52,7 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
     new SyncMetrics({
       queues: () => queues?.queues ?? [],
       lastSuccess: () => queries.lastSuccesses(),
+      sourceIds: deps.sources.map((s) => s.id),
       logger,
     });
   const csrf = new CsrfTokens(random(32));

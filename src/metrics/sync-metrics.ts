@@ -18,7 +18,17 @@ export interface MetricsSources {
    * `limiter.stats()`). When given, requests, 429s and limiter waits come from them, so the limiter
    * need not be wrapped; only the split by status needs `instrumentLimiter`.
    */
-  runtimeStats?: () => { requests: number; limiter: RateLimiterStats };
+  runtimeStats?: () => {
+    requests: number;
+    limiter: RateLimiterStats;
+    /** Answers by HTTP status (`client.responsesByStatus`). */
+    responses?: ReadonlyMap<number, number>;
+  };
+  /**
+   * The configured sources: their series (records, runs, last success) are sampled from the start,
+   * at 0, so a rule on them works before the first pass.
+   */
+  sourceIds?: readonly string[];
 }
 
 export interface SyncMetricsProps extends MetricsSources {
@@ -31,6 +41,10 @@ export interface SyncMetricsProps extends MetricsSources {
 }
 
 const PREFIX = 'receivables_sync_';
+/** The statuses the spec's error table names, plus success: sampled at 0 before any answer. */
+const KNOWN_STATUSES = [200, 201, 204, 400, 401, 403, 404, 409, 413, 422, 429, 500, 502, 503];
+const OUTCOMES = ['created', 'updated', 'unchanged', 'failed'] as const;
+const RUN_STATUSES = ['succeeded', 'partial', 'failed'] as const;
 const KINDS: ReadonlyArray<[RecordKind, keyof SourceSummary['counts']]> = [
   ['account', 'accounts'],
   ['invoice', 'invoices'],
@@ -57,6 +71,7 @@ export class SyncMetrics {
   readonly #runs: Counter<'source' | 'status'>;
   /** What the hooks saw, used when there are no `runtimeStats`. */
   readonly #hooked = { requests: 0, rateLimited: 0, waitedMs: 0 };
+  readonly #hookedStatuses: Map<number, number>;
 
   constructor(props: SyncMetricsProps = {}) {
     const registry = props.registry ?? new Registry();
@@ -65,11 +80,19 @@ export class SyncMetrics {
     const log = props.logger;
     const sources = () => this.#sources;
     const hooked = this.#hooked;
+    const hookedStatuses = new Map<number, number>();
+    this.#hookedStatuses = hookedStatuses;
     this.#responses = new Counter({
       name: `${PREFIX}api_responses_total`,
-      help: 'Responses of the Receivables API, by HTTP status (needs instrumentLimiter)',
+      help: 'Responses of the Receivables API, by HTTP status',
       labelNames: ['status'],
       registers,
+      collect() {
+        const counted = sources().runtimeStats?.().responses ?? hookedStatuses;
+        this.reset();
+        for (const status of KNOWN_STATUSES) this.inc({ status: String(status) }, 0);
+        for (const [status, n] of counted) this.inc({ status: String(status) }, n);
+      },
     });
     const fromRuntime = (
       name: string,
@@ -146,6 +169,8 @@ export class SyncMetrics {
         this.reset();
         const read = sources().lastSuccess;
         if (!read) return;
+        // 0: never succeeded (yet), so an alert on staleness fires for a source that never syncs.
+        for (const source of sources().sourceIds ?? []) this.set({ source }, 0);
         try {
           for (const { sourceId, at } of await read()) this.set({ source: sourceId }, at.getTime() / 1000);
         } catch (error) {
@@ -164,12 +189,19 @@ export class SyncMetrics {
       ...(sources.queues ? { queues: sources.queues } : {}),
       ...(sources.lastSuccess ? { lastSuccess: sources.lastSuccess } : {}),
       ...(sources.runtimeStats ? { runtimeStats: sources.runtimeStats } : {}),
+      ...(sources.sourceIds ? { sourceIds: sources.sourceIds } : {}),
     };
+    // Every series of a configured source exists from the start, at 0.
+    for (const source of sources.sourceIds ?? []) {
+      for (const [kind] of KINDS)
+        for (const outcome of OUTCOMES) this.#records.inc({ source, kind, outcome }, 0);
+      for (const status of RUN_STATUSES) this.#runs.inc({ source, status }, 0);
+    }
   }
 
   /** One response of the API. */
   observeApiResponse(status: number): void {
-    this.#responses.inc({ status: String(status) });
+    this.#hookedStatuses.set(status, (this.#hookedStatuses.get(status) ?? 0) + 1);
     this.#hooked.requests++;
     if (status === 429) this.#hooked.rateLimited++;
   }
@@ -189,7 +221,7 @@ export class SyncMetrics {
       let failed = one.abandoned.length > 0;
       for (const [kind, key] of KINDS) {
         const counts = one.counts[key];
-        for (const outcome of ['created', 'updated', 'unchanged', 'failed'] as const) {
+        for (const outcome of OUTCOMES) {
           this.recordOutcome(one.sourceId, kind, outcome, counts[outcome]);
         }
         failed ||= counts.failed > 0;

@@ -142,6 +142,42 @@ describe('dashboard metrics and bull-board (real Redis)', () => {
     expect(text).toContain('receivables_sync_api_rate_limited_total 1');
   });
 
+  it('when no pass has run yet, then every series declared has a sample, at 0, for each configured source', async () => {
+    const own = new SyncMetrics({ sourceIds: ['erp-csv', 'billing-db'], lastSuccess: async () => [] });
+    const text = (await own.text()).body;
+    const declared = [...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!);
+    expect(declared.length).toBeGreaterThanOrEqual(7);
+    const unsampled = declared.filter(
+      (name) =>
+        !new RegExp(`^${name}(\\{[^}]*\\})? `, 'm').test(text) && name !== 'receivables_sync_queue_jobs',
+    );
+    // Queue depths need queues: a process without them (sync --once) declares no queue.
+    expect(unsampled).toEqual([]);
+    expect(text).toContain(
+      'receivables_sync_records_total{source="billing-db",kind="creditNote",outcome="failed"} 0',
+    );
+    expect(text).toContain('receivables_sync_runs_total{source="erp-csv",status="failed"} 0');
+    expect(text).toContain('receivables_sync_api_responses_total{status="429"} 0');
+    expect(text).toContain('receivables_sync_last_success_timestamp_seconds{source="erp-csv"} 0');
+  });
+
+  it("when the runtime's answers by status are watched, then api_responses_total reads them without any hook", async () => {
+    const own = new SyncMetrics();
+    const responses = new Map([[201, 5]]);
+    own.watch({
+      runtimeStats: () => ({
+        requests: 5,
+        limiter: { acquired: 5, waitedMsTotal: 0, rateLimited: 0, pauses: 0, foreignRequests: 0 },
+        responses,
+      }),
+    });
+    expect((await own.text()).body).toContain('receivables_sync_api_responses_total{status="201"} 5');
+    responses.set(201, 6).set(418, 1);
+    const text = (await own.text()).body;
+    expect(text).toContain('receivables_sync_api_responses_total{status="201"} 6');
+    expect(text).toContain('receivables_sync_api_responses_total{status="418"} 1');
+  });
+
   it('when /readyz is called, then the state DB and Redis are checked', async () => {
     const res = await app.inject({ url: '/readyz' });
     expect(res.json()).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
