@@ -5,7 +5,9 @@ import { login } from '../api/auth/login.js';
 import { type AuthComponents, createAuthComponents } from '../api/auth/token-provider-factory.js';
 import type { StoredCredentials } from '../api/auth/token-storage.js';
 import { type LoadedConfig, loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../logging/logger.js';
+import { type GlobalFlags, withGlobalFlags } from './cli-config.js';
 import { CliError } from './errors.js';
 
 /** What the `auth` commands use from the outside world; tests replace any of it. */
@@ -15,8 +17,8 @@ export interface AuthCommandDeps {
   stdout: Writable;
   stderr: Writable;
   fetch: typeof fetch;
-  /** Builds the logger from the configured level; logs go to stderr. */
-  logger: (level: string) => Logger;
+  /** Builds the logger from the configured level and format; logs go to stderr. */
+  logger: (log: Config['log']) => Logger;
   /** Shows the authorization URL: printed by default; a test (or a browser opener) may follow it. */
   showAuthorizationUrl?: (url: string) => void | Promise<void>;
 }
@@ -27,7 +29,7 @@ const defaultDeps = (): AuthCommandDeps => ({
   stdout: process.stdout,
   stderr: process.stderr,
   fetch: globalThis.fetch,
-  logger: (level) => createLogger({ level }),
+  logger: (log) => createLogger({ level: log.level, format: log.format }),
 });
 
 interface ConnectionFlags {
@@ -49,9 +51,9 @@ export function authCommand(overrides: Partial<AuthCommandDeps> = {}): Command {
   );
 
   const setup = (command: Command, flags: ConnectionFlags) => {
-    const globals = command.optsWithGlobals() as { config?: string };
-    const loaded = deps.loadConfig(globals.config);
-    const log = deps.logger(loaded.config.log.level).child({ component: 'auth' });
+    const globals = command.optsWithGlobals<GlobalFlags>();
+    const loaded = withGlobalFlags(deps.loadConfig(globals.config), globals);
+    const log = deps.logger(loaded.config.log).child({ component: 'auth' });
     const components = createAuthComponents({
       config: loaded.config,
       secrets: loaded.secrets,

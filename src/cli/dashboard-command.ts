@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { openStandaloneDashboard } from '../app/dashboard.js';
-import { loadConfig } from '../config/load.js';
+import { loadCliConfig } from './cli-config.js';
 
 interface DashboardFlags {
   port?: number;
@@ -31,7 +31,7 @@ export function dashboardCommand(): Command {
     )
     .option('--host <address>', 'address to bind (default $DASHBOARD_HOST or dashboard.host)')
     .action(async (flags: DashboardFlags, command: Command) => {
-      const loaded = loadConfig({ file: command.optsWithGlobals().config });
+      const loaded = loadCliConfig(command);
       const dashboard = await openStandaloneDashboard(loaded, {
         host: flags.host,
         port: flags.port,

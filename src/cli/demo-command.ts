@@ -5,6 +5,7 @@ import { openSyncRuntime, syncServiceOf } from '../app/runtime.js';
 import { loadConfig } from '../config/load.js';
 import { packageRoot } from '../config/paths.js';
 import { startSandbox } from '../sandbox/server.js';
+import { type GlobalFlags, withGlobalFlags } from './cli-config.js';
 import { EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
 import { hasFailures, jsonSummary, textSummary } from './sync-summary.js';
 
@@ -23,7 +24,7 @@ export function demoCommand(): Command {
       'working folder (drop folder copy, archive, state DB); emptied first',
       './data/demo',
     )
-    .action(async (flags: { dir: string }) => {
+    .action(async (flags: { dir: string }, command: Command) => {
       const dir = resolve(flags.dir);
       const sample = join(packageRoot(), 'examples', 'drop');
       if (!existsSync(sample)) throw new Error(`the sample drop folder is missing: ${sample}`);
@@ -38,14 +39,17 @@ export function demoCommand(): Command {
           .filter((f) => f.endsWith('.csv'))
           .join(', ')}\n`,
       );
-      const loaded = loadConfig({
-        env: {
-          RECEIVABLES_BASE_URL: sandbox.baseUrl,
-          RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
-          LOG_LEVEL: 'warn',
-        },
-        cwd: dir,
-      });
+      const loaded = withGlobalFlags(
+        loadConfig({
+          env: {
+            RECEIVABLES_BASE_URL: sandbox.baseUrl,
+            RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
+            LOG_LEVEL: 'warn',
+          },
+          cwd: dir,
+        }),
+        command.optsWithGlobals<GlobalFlags>(),
+      );
       loaded.config.state = { databaseUrl: null, schema: 'public', dataDir: join(dir, 'state') };
       loaded.config.sources = [
         { id: 'erp-csv', type: 'csv', dropDir, stableSeconds: 0, mapping: {}, strictColumns: false },

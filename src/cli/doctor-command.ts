@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { HttpTrace } from '../api/http-trace.js';
 import { type DoctorCheck, runDoctor } from '../app/doctor.js';
-import { loadConfig } from '../config/load.js';
 import { messageOf } from '../domain/errors.js';
+import { loadCliConfig } from './cli-config.js';
 import { EXIT_CANNOT_RUN, EXIT_OK } from './errors.js';
 import { writeTrace } from './sync-command.js';
 
@@ -27,7 +27,7 @@ export function doctorCommand(): Command {
       let checks: DoctorCheck[];
       const trace = flags.traceHttp ? new HttpTrace() : undefined;
       try {
-        const loaded = loadConfig({ file: command.optsWithGlobals().config });
+        const loaded = loadCliConfig(command);
         checks = await runDoctor(loaded, {
           sourceId: flags.source,
           ...(trace ? { fetch: trace.fetch() } : {}),

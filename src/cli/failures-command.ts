@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { openStateRuntime, openSyncRuntime, syncServiceOf } from '../app/runtime.js';
-import { loadConfig } from '../config/load.js';
 import type { SourceSummary } from '../sync/run-sync.js';
+import { loadCliConfig } from './cli-config.js';
 import { EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
 import { hasFailures, jsonSummary, textSummary } from './sync-summary.js';
 
@@ -17,7 +17,7 @@ export function failuresCommand(): Command {
     .option('--source <id>', 'only this source')
     .option('--json', 'one JSON object per failure, one per line')
     .action(async (flags: FailuresFlags, cmd: Command) => {
-      const loaded = loadConfig({ file: cmd.optsWithGlobals().config });
+      const loaded = loadCliConfig(cmd);
       const runtime = await openStateRuntime(loaded);
       try {
         const rows = await runtime.repos.failures.open({ sourceId: flags.source });
@@ -56,8 +56,8 @@ export function failuresCommand(): Command {
     .option('--json', 'print one JSON summary object as the last stdout line')
     .action(async (_flags: FailuresFlags, cmd: Command) => {
       // `failures` has the same options: commander may hand them to the parent, so read both levels.
-      const flags = cmd.optsWithGlobals<FailuresFlags & { config?: string }>();
-      const loaded = loadConfig({ file: flags.config });
+      const flags = cmd.optsWithGlobals<FailuresFlags>();
+      const loaded = loadCliConfig(cmd);
       const started = Date.now();
       const runtime = await openSyncRuntime(loaded);
       const summaries: SourceSummary[] = [];

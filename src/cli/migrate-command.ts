@@ -1,13 +1,13 @@
 import { Command } from 'commander';
 import { migrateState } from '../app/runtime.js';
-import { loadConfig } from '../config/load.js';
+import { loadCliConfig } from './cli-config.js';
 
 /** `migrate`: applies the state DB migrations (the other commands apply them too). */
 export function migrateCommand(): Command {
   return new Command('migrate')
     .description('apply the state DB migrations (Postgres when DATABASE_URL is set, else the embedded DB)')
     .action(async (_flags: unknown, command: Command) => {
-      const { kind, applied } = await migrateState(loadConfig({ file: command.optsWithGlobals().config }));
+      const { kind, applied } = await migrateState(loadCliConfig(command));
       process.stdout.write(
         applied.length === 0
           ? `State DB (${kind}) is up to date.\n`

@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { messageOf } from '../domain/errors.js';
 import { authCommand } from './auth-command.js';
 import { dashboardCommand } from './dashboard-command.js';
@@ -21,6 +21,12 @@ export function buildProgram(): Command {
     .option(
       '-c, --config <file>',
       'configuration file (else $RECEIVABLES_SYNC_CONFIG, else ./receivables-sync.yaml)',
+    )
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'how logs (stderr) look: auto = readable lines on a terminal, JSON lines otherwise (else $LOG_FORMAT, else log.format)',
+      ).choices(['auto', 'json', 'pretty']),
     )
     .showHelpAfterError()
     .addCommand(syncCommand())

@@ -1,50 +1,109 @@
+import { emptyLimiterStats, type RateLimiterStats } from '../api/rate-limit/types.js';
 import type { ProgressEvent } from '../sync/pass-scope.js';
+import { etaMs, type ProgressSnapshot, progressText } from './progress-text.js';
+
+export interface ProgressLineProps {
+  /** Where the line is drawn: stderr. Nothing is drawn unless it is a terminal. */
+  stream?: NodeJS.WriteStream;
+  /** The rate limiter's stats: time waited, the waits under way, the advertised policy. */
+  limiter?: () => RateLimiterStats;
+  /** API requests sent so far by this process (to measure requests per row, for the ETA). */
+  requests?: () => number;
+  now?: () => number;
+  /** How often the line is redrawn without events (a rate-limit countdown). Default 1 s. */
+  tickMs?: number;
+}
+
+const ERASE_LINE = '\r\x1b[2K';
 
 /**
- * A one-line progress display on a terminal (stderr): rows read, operations done, time waited on
- * the rate limit. Silent when stderr is not a terminal, so logs and pipes stay clean.
+ * A one-line progress display on a terminal (stderr), for the file under way: its rows read, done
+ * and failed, the rate limit (time waited; "waiting for the rate limit, resumes in 12 s" while a
+ * pause lasts) and an ETA from the rows left and the advertised quota. Silent when stderr is not a
+ * terminal, so logs and pipes stay clean; never on stdout.
  */
 export class ProgressLine {
-  #read = 0;
-  #rejected = 0;
-  #done = 0;
-  #failed = 0;
-  #unit = '';
+  readonly #props: Required<Omit<ProgressLineProps, 'stream'>> & { stream: NodeJS.WriteStream };
+  #unit: Omit<ProgressSnapshot, 'waitedMs' | 'resumesInMs' | 'etaMs'> | undefined;
+  #requestsAtUnitStart = 0;
   #last = 0;
+  #ticker: NodeJS.Timeout | undefined;
 
-  constructor(
-    private readonly stream: NodeJS.WriteStream = process.stderr,
-    private readonly waitedMs: () => number = () => 0,
-  ) {}
+  constructor(props: ProgressLineProps = {}) {
+    this.#props = {
+      stream: props.stream ?? process.stderr,
+      limiter: props.limiter ?? emptyLimiterStats,
+      requests: props.requests ?? (() => 0),
+      now: props.now ?? Date.now,
+      tickMs: props.tickMs ?? 1000,
+    };
+  }
 
   get enabled(): boolean {
-    return this.stream.isTTY === true;
+    return this.#props.stream.isTTY === true;
   }
 
   readonly onEvent = (event: ProgressEvent): void => {
-    if (event.type === 'unit') this.#unit = event.name;
-    else if (event.type === 'records') {
-      this.#read += event.read + event.rejected;
-      this.#rejected += event.rejected;
-    } else {
-      this.#done++;
-      if (event.outcome === 'failed') this.#failed++;
+    if (event.type === 'unit') {
+      this.#unit = {
+        unit: event.name,
+        expectedRows: event.expectedRecords,
+        read: 0,
+        done: 0,
+        failed: 0,
+        duplicateOf: event.duplicateOf,
+      };
+      this.#requestsAtUnitStart = this.#props.requests();
+      this.#startTicking();
+    } else if (this.#unit) {
+      if (event.type === 'records') this.#unit.read += event.read + event.rejected;
+      else {
+        this.#unit.done++;
+        if (event.outcome === 'failed') this.#unit.failed++;
+      }
     }
     this.#render(false);
   };
 
+  /** The line as it would be drawn now (undefined before the first unit). */
+  snapshot(): ProgressSnapshot | undefined {
+    if (!this.#unit) return undefined;
+    const stats = this.#props.limiter();
+    const resumesInMs = stats.waiting ? stats.waiting.resumesAt - this.#props.now() : undefined;
+    return {
+      ...this.#unit,
+      waitedMs: stats.heldMs ?? stats.waitedMsTotal,
+      resumesInMs,
+      etaMs: etaMs({
+        expectedRows: this.#unit.expectedRows,
+        done: this.#unit.done,
+        requests: this.#props.requests() - this.#requestsAtUnitStart,
+        policy: stats.policy,
+      }),
+    };
+  }
+
+  /** Erases the line (the summary follows): the pass is over. */
   finish(): void {
-    this.#render(true);
-    if (this.enabled) this.stream.write('\n');
+    clearInterval(this.#ticker);
+    this.#ticker = undefined;
+    if (this.enabled && this.#last > 0) this.#props.stream.write(ERASE_LINE);
+  }
+
+  #startTicking(): void {
+    if (!this.enabled || this.#ticker) return;
+    this.#ticker = setInterval(() => this.#render(true), this.#props.tickMs);
+    this.#ticker.unref();
   }
 
   #render(force: boolean): void {
     if (!this.enabled) return;
-    const now = Date.now();
+    const now = this.#props.now();
     if (!force && now - this.#last < 100) return;
+    const snapshot = this.snapshot();
+    if (!snapshot) return;
     this.#last = now;
-    const waited = (this.waitedMs() / 1000).toFixed(1);
-    const line = `${this.#unit}  rows read ${this.#read}  done ${this.#done}  failed ${this.#failed}  (rejected ${this.#rejected})  rate-limit wait ${waited}s`;
-    this.stream.write(`\r\x1b[2K${line.slice(0, (this.stream.columns ?? 120) - 1)}`);
+    const line = progressText(snapshot);
+    this.#props.stream.write(`${ERASE_LINE}${line.slice(0, (this.#props.stream.columns ?? 120) - 1)}`);
   }
 }

@@ -1,10 +1,10 @@
 import { Command } from 'commander';
 import { openStateRuntime } from '../app/runtime.js';
-import { loadConfig } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
 import { STREAM_ORDER, type Stream } from '../domain/records.js';
 import type { CursorValue, StreamCursor } from '../state/cursors.js';
 import type { RunRow } from '../state/runs.js';
+import { loadCliConfig } from './cli-config.js';
 import { CliError } from './errors.js';
 
 /** What `status` shows of one configured source; the dashboard can show the same. */
@@ -147,7 +147,7 @@ export function statusCommand(): Command {
     .option('--source <id>', 'only this source')
     .option('--json', 'print one JSON object {"sources":[...]} on stdout')
     .action(async (flags: StatusFlags, cmd: Command) => {
-      const loaded = loadConfig({ file: cmd.optsWithGlobals().config });
+      const loaded = loadCliConfig(cmd);
       const sources = loaded.config.sources.filter((s) => !flags.source || s.id === flags.source);
       if (flags.source && sources.length === 0)
         throw new CliError(`no source "${flags.source}" in the configuration`);
@@ -180,7 +180,7 @@ export function statusCommand(): Command {
       // Commander hands `--source` to `status` itself when it follows the subcommand: read both.
       const sourceId = flags.source ?? (cmd.parent?.opts() as StatusFlags | undefined)?.source;
       if (!sourceId || !flags.stream) throw new CliError('reset-cursor needs --source ID and --stream NAME');
-      const loaded = loadConfig({ file: cmd.optsWithGlobals().config });
+      const loaded = loadCliConfig(cmd);
       if (!loaded.config.sources.some((s) => s.id === sourceId)) {
         throw new CliError(`no source "${sourceId}" in the configuration`);
       }

@@ -1,9 +1,10 @@
 import { Command } from 'commander';
 import { HttpTrace } from '../api/http-trace.js';
 import { checkAccess, openSyncRuntime, syncServiceOf } from '../app/runtime.js';
-import { loadConfig, requireSources } from '../config/load.js';
+import { requireSources } from '../config/load.js';
 import { RUN_SHUT_DOWN } from '../state/runs.js';
 import type { SourceSummary } from '../sync/run-sync.js';
+import { loadCliConfig } from './cli-config.js';
 import { CliError, EXIT_CANNOT_RUN, EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
 import { faultLine } from './fault-line.js';
 import { ProgressLine } from './progress.js';
@@ -46,7 +47,7 @@ export function syncCommand(): Command {
     .action(async (flags: SyncFlags, command: Command) => {
       if (!flags.once)
         throw new CliError('`sync` needs --once (the scheduled, long-running mode is `worker`)');
-      const loaded = loadConfig({ file: command.optsWithGlobals().config });
+      const loaded = loadCliConfig(command);
       const sources = requireSources(loaded).filter((s) => !flags.source || s.id === flags.source);
       if (sources.length === 0) throw new CliError(`no source "${flags.source}" in the configuration`);
       const started = Date.now();
@@ -59,7 +60,11 @@ export function syncCommand(): Command {
           throw error;
         },
       );
-      const progress = new ProgressLine(process.stderr, () => runtime.limiter.stats().waitedMsTotal);
+      const progress = new ProgressLine({
+        stream: process.stderr,
+        limiter: () => runtime.limiter.stats(),
+        requests: () => runtime.client.stats.requests,
+      });
       const summaries: SourceSummary[] = [];
       let stopped: unknown = null;
       const shutdown = onShutdown(runtime, loaded.config.queue.shutdownSeconds * 1000, progress);

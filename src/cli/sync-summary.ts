@@ -51,6 +51,7 @@ export function textSummary(summaries: readonly SourceSummary[], json: JsonSumma
   lines.push(
     `API requests ${json.apiRequests} (429 received: ${json.rateLimited}) in ${(json.durationMs / 1000).toFixed(1)} s`,
   );
+  lines.push(...skippedFileLines(summaries));
   for (const s of summaries) {
     if (dryRun && s.plan.length > 0) {
       lines.push('', `Plan for ${s.sourceId} (no write was sent):`);
@@ -81,4 +82,31 @@ export function textSummary(summaries: readonly SourceSummary[], json: JsonSumma
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+const two = (n: number) => String(n).padStart(2, '0');
+
+/** `2026-11-24 10:02`, local time. */
+export const minuteText = (t: Date): string =>
+  `${t.getFullYear()}-${two(t.getMonth() + 1)}-${two(t.getDate())} ${two(t.getHours())}:${two(t.getMinutes())}`;
+
+/**
+ * The files skipped because their content was synced before (their rows are counted unchanged),
+ * one line per original: `3 files skipped: same content as accounts.csv (synced 2026-11-24 10:02)`,
+ * then the skipped files' names when they are not all the original's.
+ */
+export function skippedFileLines(summaries: readonly SourceSummary[]): string[] {
+  const byOriginal = new Map<string, { name: string; syncedAt: Date; files: string[] }>();
+  for (const s of summaries)
+    for (const { unit, duplicateOf } of s.skipped) {
+      const key = `${duplicateOf.name}\u0000${duplicateOf.syncedAt.getTime()}`;
+      const group = byOriginal.get(key) ?? { ...duplicateOf, files: [] };
+      group.files.push(unit);
+      byOriginal.set(key, group);
+    }
+  return [...byOriginal.values()].map(({ name, syncedAt, files }) => {
+    const which = files.every((f) => f === name) ? '' : `: ${files.join(', ')}`;
+    const noun = files.length === 1 ? 'file' : 'files';
+    return `${files.length} ${noun} skipped: same content as ${name} (synced ${minuteText(syncedAt)})${which}`;
+  });
 }

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { startWorker } from '../app/worker.js';
-import { loadConfig } from '../config/load.js';
 import { createLogger } from '../logging/logger.js';
+import { loadCliConfig } from './cli-config.js';
 import { EXIT_CANNOT_RUN, EXIT_OK } from './errors.js';
 
 /** After a shutdown, what still runs (a job abandoned at the limit) may not hold the process longer. */
@@ -26,8 +26,12 @@ export function workerCommand(): Command {
         ' (a job still running then is left to another worker, its run marked interrupted). A second signal exits at once (1).',
     )
     .action(async (_flags: unknown, command: Command) => {
-      const loaded = loadConfig({ file: command.optsWithGlobals().config });
-      const logger = createLogger({ level: loaded.config.log.level });
+      const loaded = loadCliConfig(command);
+      // A daemon: its info lines (started, dashboard, stopped) are its output, on a terminal too.
+      const logger = createLogger({
+        level: loaded.config.log.level ?? 'info',
+        format: loaded.config.log.format,
+      });
       // Its errors (no Redis, a schedule, credentials, the API, the state DB) reach the terminal as one line, exit 1.
       const daemon = await startWorker(loaded, { logger });
       const { settings } = daemon;

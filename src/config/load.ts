@@ -121,6 +121,7 @@ const ENV_KEYS: ReadonlyArray<[string, readonly string[], 'string' | 'number']> 
   ['DASHBOARD_HOST', ['dashboard', 'host'], 'string'],
   ['DASHBOARD_PORT', ['dashboard', 'port'], 'number'],
   ['LOG_LEVEL', ['log', 'level'], 'string'],
+  ['LOG_FORMAT', ['log', 'format'], 'string'],
 ];
 
 function applyEnv(config: Record<string, unknown>, env: Env): Record<string, unknown> {

@@ -34,6 +34,9 @@ export interface DropFileEntry {
 
 export interface SeenDropFile {
   status: DropFileStatus;
+  /** The file's name as dropped, and when it was settled (the pass summary names it for a duplicate). */
+  name?: string;
+  finishedAt?: Date;
   archivedPath: string | null;
   /** Data rows of the file, and those that failed, when it was synced. */
   rows: number;

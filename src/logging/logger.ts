@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { PrettyLogStream } from './pretty-stream.js';
 
 /**
  * Paths pino replaces with "[redacted]". One constant list, never built from input: request and
@@ -45,8 +46,21 @@ export const REDACT_PATHS: readonly string[] = [
 
 export type { Logger };
 
+/**
+ * How the main destination shows lines: `json` (one JSON object a line, for machines and log
+ * collectors), `pretty` (one short readable line, see `prettyLine`), or `auto`: pretty when the
+ * destination is a terminal, JSON otherwise.
+ */
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
 export interface LoggerOptions {
-  level?: string;
+  /**
+   * The level. Unset: `info`, except on a pretty destination, where only warnings and errors are
+   * shown (the extra `also` streams still get `info`).
+   */
+  level?: string | undefined;
+  /** Default `auto`. Only the main destination is formatted; `also` streams always get JSON. */
+  format?: LogFormat | undefined;
   /** Where lines go; stderr by default so stdout stays free for `--json` and the sandbox's first line. */
   destination?: DestinationStream;
   /**
@@ -56,19 +70,38 @@ export interface LoggerOptions {
   also?: readonly DestinationStream[];
 }
 
+const isTerminal = (stream: unknown): boolean =>
+  typeof stream === 'object' && stream !== null && (stream as { isTTY?: unknown }).isTTY === true;
+
+/**
+ * The logger of a command or daemon: pino, secrets redacted (`REDACT_PATHS`), lines on stderr as
+ * JSON or, at a terminal, as short readable lines (`format`); the `also` streams get JSON whatever.
+ *
+ * @example
+ * const logger = createLogger({ level: config.log.level, format: config.log.format, also: [runLog] });
+ * logger.warn({ kind: 'invoice', sourceKey: 'INV-7', reason, apiCode }, 'record failed');
+ * // at a terminal: 12:03:04 WARN  record failed  invoice INV-7: <reason> [<apiCode>]
+ */
 export function createLogger(options: LoggerOptions = {}): Logger {
+  // The default destination is fd 2: whether it is a terminal is process.stderr's to say.
+  const terminal = isTerminal(options.destination ?? process.stderr);
+  const format = options.format ?? 'auto';
+  const pretty = format === 'pretty' || (format === 'auto' && terminal);
   const level = options.level ?? 'info';
-  const main = options.destination ?? pino.destination(2);
+  const mainLevel = options.level ?? (pretty ? 'warn' : 'info');
+  const sink = options.destination ?? pino.destination(2);
+  const main: DestinationStream = pretty ? new PrettyLogStream({ sink, terminal }) : sink;
+  const also = options.also ?? [];
   const destination =
-    options.also && options.also.length > 0
+    also.length > 0
       ? pino.multistream([
-          { stream: main, level: level as pino.Level },
-          ...options.also.map((stream) => ({ stream, level: 'trace' as const })),
+          { stream: main, level: mainLevel as pino.Level },
+          ...also.map((stream) => ({ stream, level: 'trace' as const })),
         ])
       : main;
   return pino(
     {
-      level,
+      level: also.length > 0 ? level : mainLevel,
       redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
       base: { app: 'receivables-sync' },
     },

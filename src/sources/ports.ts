@@ -53,18 +53,18 @@ export class InMemoryDropFileLedger implements DropFileLedger {
   readonly entries: DropFileEntry[] = [];
 
   async seen(sourceId: string, checksum: string): Promise<SeenDropFile | null> {
-    for (let i = this.entries.length - 1; i >= 0; i--) {
-      const entry = this.entries[i]!;
-      if (entry.sourceId === sourceId && entry.checksum === checksum) {
-        return {
-          status: entry.status,
-          archivedPath: entry.archivedPath ?? null,
-          rows: entry.rows,
-          failedRows: entry.failedRows,
-        };
-      }
-    }
-    return null;
+    const same = this.entries.filter((e) => e.sourceId === sourceId && e.checksum === checksum);
+    // The latest, the original rather than a duplicate of it (as the state DB's ledger does).
+    const entry = same.findLast((e) => e.status !== 'duplicate') ?? same.at(-1);
+    if (!entry) return null;
+    return {
+      status: entry.status,
+      name: entry.name,
+      finishedAt: entry.finishedAt,
+      archivedPath: entry.archivedPath ?? null,
+      rows: entry.rows,
+      failedRows: entry.failedRows,
+    };
   }
 
   async record(entry: DropFileEntry): Promise<void> {

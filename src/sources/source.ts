@@ -45,6 +45,16 @@ export interface SourceUnit {
    * the same content): counted as unchanged in the pass summary.
    */
   readonly alreadySynced?: number;
+  /**
+   * About how many records the unit holds, when the source can tell before reading it (a CSV file
+   * counts its lines, so a quoted line break counts one more): for a progress estimate only.
+   */
+  readonly expectedRecords?: number;
+  /**
+   * The unit's content was synced before, as `name` (a file dropped again as it was): it hands out
+   * no record (its rows are `alreadySynced`), and the pass summary says it was skipped.
+   */
+  readonly duplicateOf?: { name: string; syncedAt: Date };
   /** What the user should know about the unit as a whole (a CSV header's unknown columns), if any. */
   readonly warnings?: readonly string[];
   /** The unit could not be read (unreadable file, broken SQL): move it aside with the reason. */

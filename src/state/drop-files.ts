@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { DropFileEntry, SeenDropFile } from '../domain/drop-files.js';
 import type { StateDb } from './database.js';
 
@@ -5,18 +6,22 @@ import type { StateDb } from './database.js';
 export class DropFilesRepository {
   constructor(private readonly db: StateDb) {}
 
+  /** The latest entry of this content, the original rather than a duplicate of it (to be named). */
   async seen(sourceId: string, checksum: string): Promise<SeenDropFile | null> {
     const row = await this.db
       .selectFrom('drop_files')
-      .select(['status', 'archived_path', 'rows', 'failed_rows'])
+      .select(['status', 'name', 'finished_at', 'archived_path', 'rows', 'failed_rows'])
       .where('source_id', '=', sourceId)
       .where('checksum', '=', checksum)
+      .orderBy(sql`status = 'duplicate'`)
       .orderBy('id', 'desc')
       .limit(1)
       .executeTakeFirst();
     return row
       ? {
           status: row.status as SeenDropFile['status'],
+          name: row.name,
+          ...(row.finished_at ? { finishedAt: new Date(row.finished_at) } : {}),
           archivedPath: row.archived_path,
           rows: row.rows,
           failedRows: row.failed_rows,

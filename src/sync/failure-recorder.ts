@@ -27,10 +27,14 @@ export async function recordFailure(
     },
     { downstream: true },
   );
+  // Every such line says why (reason, the API's status and code) and where the row came from.
   scope.logger.warn(
     {
       kind,
       sourceKey,
+      ...(origin.file ? { file: origin.file } : {}),
+      ...(origin.line ? { line: origin.line } : {}),
+      ...(reason.column ? { column: reason.column } : {}),
       stage: reason.stage,
       status: reason.status,
       apiCode: reason.apiCode,
@@ -40,6 +44,7 @@ export async function recordFailure(
   );
   if (scope.dryRun) return;
   scope.failureKinds.add(kind);
+  scope.touched.add(kind, sourceKey, 'failed');
   await scope.state.failures.record(
     storableCopy(failureInput(scope, kind, sourceKey, origin, reason, payload)),
   );
@@ -76,11 +81,17 @@ export async function recordRejected(scope: PassScope, problems: readonly RowPro
       { downstream: false },
     );
     if (scope.dryRun) continue;
+    // Not listed among the run's records: they never reached the API (the run's failures have
+    // them), and a file of a million bad rows would cost a million more rows.
     scope.failureKinds.add(problem.kind);
     const payload = problem.raw ? { raw: problem.raw } : null;
     inputs.push(storableCopy(failureInput(scope, problem.kind, problem.sourceKey, origin, reason, payload)));
   }
-  scope.logger.warn({ rows: problems.length, kind: problems[0]!.kind }, 'rows refused by validation');
+  const first = problems[0]!;
+  scope.logger.warn(
+    { rows: problems.length, kind: first.kind, ...(first.file ? { file: first.file } : {}) },
+    'rows refused by validation',
+  );
   if (inputs.length > 0) await scope.state.failures.recordMany(inputs);
 }
 

@@ -20,8 +20,10 @@ import {
   type MeteredRateLimiter,
   type RateInfo,
   type RateLimiterStats,
+  type RateLimitPolicy,
   type Sleep,
 } from './types.js';
+import { WaitBoard } from './wait-board.js';
 
 export type LimiterAlgorithm = 'sliding-log' | 'token-bucket';
 
@@ -85,6 +87,8 @@ export class RedisRateLimiter implements MeteredRateLimiter {
   readonly #policies = new Map<string, string>();
   readonly #log: Logger | undefined;
   readonly #stats: RateLimiterStats = emptyLimiterStats();
+  readonly #waits = new WaitBoard(() => this.#props.clock.now().getTime());
+  #told: RateLimitPolicy | undefined;
 
   constructor(props: RedisRateLimiterProps) {
     this.#props = props;
@@ -108,8 +112,10 @@ export class RedisRateLimiter implements MeteredRateLimiter {
       signal?.throwIfAborted();
       const [waitMs, known] = await this.#tryTake(key).catch(storeUnavailable);
       if (waitMs <= 0) break;
+      const sleepMs = known === 1 ? waitMs : Math.min(waitMs, UNKNOWN_POLICY_POLL_MS);
       try {
-        await this.#props.sleep(known === 1 ? waitMs : Math.min(waitMs, UNKNOWN_POLICY_POLL_MS), wake);
+        const wakesAt = this.#props.clock.now().getTime() + sleepMs;
+        await this.#waits.during(wakesAt, this.#props.sleep(sleepMs, wake));
       } catch (error) {
         if (this.#closing.signal.aborted) throw limiterClosed();
         throw error;
@@ -127,7 +133,13 @@ export class RedisRateLimiter implements MeteredRateLimiter {
   }
 
   stats(): RateLimiterStats {
-    return { ...this.#stats };
+    const waiting = this.#waits.waiting;
+    return {
+      ...this.#stats,
+      ...(waiting ? { waiting } : {}),
+      heldMs: this.#waits.heldMs,
+      ...(this.#told ? { policy: this.#told } : {}),
+    };
   }
 
   /** Wakes and rejects pending `acquire`s; the Redis connection stays open (the caller owns it). */
@@ -164,6 +176,7 @@ export class RedisRateLimiter implements MeteredRateLimiter {
 
   async #apply(key: string, reaction: Reaction): Promise<void> {
     if (reaction.rateLimited) this.#stats.rateLimited++;
+    if (reaction.policy) this.#told = reaction.policy;
     const told = reaction.policy && `${reaction.policy.quota}/${reaction.policy.windowSeconds}s`;
     if (told && this.#policies.get(key) !== told) {
       this.#policies.set(key, told);

@@ -20,6 +20,7 @@ import {
   type RateLimitPolicy,
   type Sleep,
 } from './types.js';
+import { WaitBoard } from './wait-board.js';
 
 export interface SlidingLogRateLimiterProps extends LimiterOptions {
   clock: Clock;
@@ -56,6 +57,8 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
   readonly #closing = new AbortController();
   readonly #log: Logger | undefined;
   readonly #stats: RateLimiterStats = emptyLimiterStats();
+  readonly #waits = new WaitBoard(() => this.#now());
+  #told: RateLimitPolicy | undefined;
 
   constructor(props: SlidingLogRateLimiterProps) {
     this.#props = props;
@@ -71,8 +74,9 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
       signal?.throwIfAborted();
       const { waitMs, known } = this.#tryTake(key);
       if (waitMs === 0) break;
+      const sleepMs = known ? waitMs : Math.min(waitMs, UNKNOWN_POLICY_POLL_MS);
       try {
-        await this.#props.sleep(known ? waitMs : Math.min(waitMs, UNKNOWN_POLICY_POLL_MS), wake);
+        await this.#waits.during(this.#now() + sleepMs, this.#props.sleep(sleepMs, wake));
       } catch (error) {
         if (this.#closing.signal.aborted) throw limiterClosed();
         throw error;
@@ -90,7 +94,13 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
   }
 
   stats(): RateLimiterStats {
-    return { ...this.#stats };
+    const waiting = this.#waits.waiting;
+    return {
+      ...this.#stats,
+      ...(waiting ? { waiting } : {}),
+      heldMs: this.#waits.heldMs,
+      ...(this.#told ? { policy: this.#told } : {}),
+    };
   }
 
   async close(): Promise<void> {
@@ -129,6 +139,7 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
       this.#log?.info({ key, from: state.policy, to: reaction.policy }, 'rate-limit policy set');
       state.policy = reaction.policy;
     }
+    if (reaction.policy) this.#told = reaction.policy;
     if (reaction.pauseMs !== undefined) this.#pause(key, state, now, reaction.pauseMs, 'retry-after');
     const seen = reaction.remaining;
     if (seen === undefined || state.policy === undefined) return;

@@ -49,6 +49,18 @@ export interface RateLimiterStats {
   pauses: number;
   /** Requests of other clients, inferred from `RateLimit: r=...`, added to the log as phantoms. */
   foreignRequests: number;
+  /**
+   * (Not a counter: now.) The `acquire` calls sleeping for the budget, and when the first of them
+   * wakes (epoch ms, the limiter's clock); absent when none waits.
+   */
+  waiting?: { calls: number; resumesAt: number } | undefined;
+  /**
+   * (Added.) Wall-clock milliseconds during which at least one request of this process waited for
+   * the budget: the time the rate limit held the process up (`waitedMsTotal` adds every caller's).
+   */
+  heldMs?: number | undefined;
+  /** The policy a server told last (`RateLimit-Policy`); absent until one did. */
+  policy?: RateLimitPolicy | undefined;
 }
 
 /** A `RateLimiter` that also reports its counters. */

@@ -16,6 +16,8 @@ export interface CsvFileUnitProps {
   /** The drop folder's realpath: `file` columns must resolve under it. */
   dropRealPath: string;
   batchSize: number;
+  /** About how many data rows the file holds (its lines less the header), for progress. */
+  expectedRecords?: number;
 }
 
 type State = 'new' | 'reading' | 'drained' | 'settled';
@@ -38,6 +40,7 @@ interface CheckedRow {
 export class CsvFileUnit implements SourceUnit {
   readonly name: string;
   readonly stream: Stream;
+  readonly expectedRecords?: number;
   readonly #props: CsvFileUnitProps;
   /** The rows refused here, in line order, for the report. */
   readonly #spool: ProblemSpool;
@@ -66,6 +69,7 @@ export class CsvFileUnit implements SourceUnit {
     this.#props = props;
     this.name = props.file.name;
     this.stream = props.file.stream;
+    if (props.expectedRecords !== undefined) this.expectedRecords = props.expectedRecords;
     this.#spool = new ProblemSpool(props.ctx.dryRun ? null : `${props.file.path}.problems.ndjson`);
     this.#failedSpool = new ProblemSpool(props.ctx.dryRun ? null : `${props.file.path}.failed.ndjson`);
   }

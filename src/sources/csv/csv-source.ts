@@ -115,7 +115,16 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     }
     for (const warning of resolution.header.warnings) log.warn({ file: name, warning }, warning);
     log.debug({ file: name, checksum: file.checksum, size: file.size }, 'file claimed');
-    return new CsvFileUnit({ ctx, file, header: resolution.header, dropRealPath, batchSize });
+    // Lines less the header: blank lines and quoted line breaks make it an estimate (for progress).
+    const expectedRecords = Math.max(0, inspection.lines - 1);
+    return new CsvFileUnit({
+      ctx,
+      file,
+      header: resolution.header,
+      dropRealPath,
+      batchSize,
+      expectedRecords,
+    });
   }
 
   async function recoverStaleClaims(): Promise<void> {
@@ -236,6 +245,7 @@ class DuplicateFileUnit implements SourceUnit {
   readonly name: string;
   readonly stream: Stream;
   readonly alreadySynced: number;
+  readonly duplicateOf?: { name: string; syncedAt: Date };
   #settled = false;
 
   constructor(
@@ -246,6 +256,8 @@ class DuplicateFileUnit implements SourceUnit {
     this.name = file.name;
     this.stream = file.stream;
     this.alreadySynced = Math.max(0, previous.rows - previous.failedRows);
+    if (previous.name && previous.finishedAt)
+      this.duplicateOf = { name: previous.name, syncedAt: previous.finishedAt };
   }
 
   get settled(): boolean {

@@ -11,6 +11,8 @@ export interface FileInspection {
   /** Hex sha256 of the whole file. */
   checksum: string;
   size: number;
+  /** Lines, the last one counted even without a final line break (a quoted line break counts too). */
+  lines: number;
   /** Where the first byte that is not UTF-8 sits, or null when the file is valid UTF-8. */
   invalidUtf8: { offset: number; line: number } | null;
 }
@@ -22,8 +24,12 @@ export async function inspectFile(path: string): Promise<FileInspection> {
   let size = 0;
   let carry: Buffer = Buffer.alloc(0);
   let invalidOffset: number | null = null;
+  let lines = 0;
+  let last = 10;
   for await (const chunk of createReadStream(path, { highWaterMark: CHUNK }) as AsyncIterable<Buffer>) {
     hash.update(chunk);
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+    if (chunk.length > 0) last = chunk[chunk.length - 1]!;
     if (invalidOffset === null) {
       // A character may straddle two chunks: hold back an incomplete trailing sequence.
       const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
@@ -38,6 +44,7 @@ export async function inspectFile(path: string): Promise<FileInspection> {
   return {
     checksum: hash.digest('hex'),
     size,
+    lines: last === 10 ? lines : lines + 1,
     invalidUtf8:
       invalidOffset === null ? null : { offset: invalidOffset, line: await lineAt(path, invalidOffset) },
   };

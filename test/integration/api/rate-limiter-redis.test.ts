@@ -116,6 +116,24 @@ describe('RedisRateLimiter (real Redis, two connections standing for two process
     expect(a.stats()).toMatchObject({ rateLimited: 1, pauses: 1 });
   });
 
+  it('when a process waits out a pause another one set, then its stats say it waits and when it resumes, then how long it was held', async () => {
+    const counted = countedSleep();
+    const c = limiter(connections[1]!, undefined, counted.sleep);
+    await a.observe(key, policy(100, 60));
+    await a.observe(key, { status: 429, retryAfterSeconds: 1 });
+    const started = Date.now();
+    const waiting = c.acquire(key);
+    await vi.waitFor(() => expect(counted.waits).toBe(1));
+    const now = c.stats().waiting;
+    expect(now?.calls).toBe(1);
+    expect(now!.resumesAt - started).toBeGreaterThan(800);
+    expect(now!.resumesAt - started).toBeLessThan(1_300);
+    await waiting;
+    expect(c.stats().waiting).toBeUndefined();
+    expect(c.stats().heldMs).toBeGreaterThanOrEqual(800);
+    await c.close();
+  });
+
   it('when RateLimit shows other clients on the token, then their requests join the shared log and r=0 pauses every process for t', async () => {
     await a.observe(key, policy(10, 60));
     await burst(2);

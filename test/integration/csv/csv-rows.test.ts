@@ -95,14 +95,23 @@ describe('readCsvRows', () => {
 });
 
 describe('inspectFile', () => {
-  it('when a file is UTF-8, then it gives its sha256 and size', async () => {
+  it('when a file is UTF-8, then it gives its sha256, size and lines', async () => {
     const path = join(dir, 'ok.csv');
     await writeFile(path, 'a,b\nété,€\n');
     expect(await inspectFile(path)).toEqual({
       checksum: createHash('sha256').update('a,b\nété,€\n').digest('hex'),
       size: Buffer.byteLength('a,b\nété,€\n'),
+      lines: 2,
       invalidUtf8: null,
     });
+  });
+
+  it('when a large file is read in chunks, then its lines are counted, the last one without a line break too', async () => {
+    const path = join(dir, 'lines.csv');
+    await writeFile(path, `a,b\n${'x,€€€\n'.repeat(30_000)}y,z`);
+    expect((await inspectFile(path)).lines).toBe(30_002);
+    await writeFile(path, '');
+    expect((await inspectFile(path)).lines).toBe(0);
   });
 
   it('when a latin-1 byte sits far into the file, across read chunks, then its offset and line are given', async () => {

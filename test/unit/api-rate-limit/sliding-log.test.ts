@@ -235,6 +235,24 @@ describe('SlidingLogRateLimiter', () => {
     expect(limiter.stats()).toMatchObject({ acquired: 3, waitedMsTotal: 1500 + 3000 });
   });
 
+  it('when requests wait for the budget, then the stats tell who waits, when requests resume, the time held up and the policy', async () => {
+    const { time, limiter } = setup(500);
+    expect(limiter.stats().waiting).toBeUndefined();
+    await limiter.observe(KEY, policyInfo(1, 10));
+    expect(limiter.stats().policy).toEqual({ quota: 1, windowSeconds: 10 });
+    await limiter.acquire(KEY);
+    const both = Promise.all([limiter.acquire(KEY), limiter.acquire(KEY)]);
+    await new Promise((r) => setImmediate(r));
+    // Both sleep until the first admission leaves the 10.5 s span; the second then sleeps again.
+    expect(limiter.stats().waiting).toEqual({ calls: 2, resumesAt: time.start + 10_500 });
+    await time.run(both);
+    const stats = limiter.stats();
+    expect(stats.waiting).toBeUndefined();
+    // Wall time held up: 21 s, while the callers' waits add up to 10.5 + 21 s.
+    expect(stats.heldMs).toBe(21_000);
+    expect(stats.waitedMsTotal).toBe(31_500);
+  });
+
   it('when a pause is set, then a warning names the key and the pause, and no token appears in the logs', async () => {
     const lines: string[] = [];
     const destination = new Writable({

@@ -1,0 +1,165 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, REPO_ROOT, runCli } from '../support/cli.js';
+import {
+  ACCOUNT_HEADER,
+  accountRow,
+  dropCsv,
+  INVOICE_HEADER,
+  invoiceRow,
+  range,
+} from '../support/drop-data.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { type SyncEnv, syncEnv } from '../support/sync-env.js';
+
+const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * Runs the CLI on a pseudo-terminal (`script` from util-linux), 200 columns wide, as a person at a
+ * terminal would; `stdoutFile` sends its stdout to a file instead (a pipe), stderr staying on the
+ * terminal. Resolves with what the terminal showed.
+ */
+async function onTerminal(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  options: { stdoutFile?: string } = {},
+): Promise<{ code: number | null; screen: string }> {
+  const command = [process.execPath, BIN, ...args].map(quote).join(' ');
+  const redirect = options.stdoutFile ? ` > ${quote(options.stdoutFile)}` : '';
+  const child = spawn('script', ['-qfec', `stty cols 200; exec ${command}${redirect}`, '/dev/null'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let screen = '';
+  child.stdout.on('data', (chunk) => (screen += chunk));
+  child.stderr.on('data', (chunk) => (screen += chunk));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, screen };
+}
+
+/** The terminal's lines as they end up (a redrawn progress line shows its last drawing). */
+const visibleLines = (screen: string) => screen.split(/\r?\n/).map((line) => line.split('\x1b[2K').at(-1)!);
+
+describe('CLI output at a terminal and in pipes', () => {
+  let sandbox: TestSandbox;
+  let env: SyncEnv;
+  /** The default level: nothing set in the environment (the other e2e tests set LOG_LEVEL=warn). */
+  let defaults: NodeJS.ProcessEnv;
+  const sync = (...args: string[]) => ['--config', env.configFile, 'sync', '--once', ...args];
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox();
+    env = syncEnv(sandbox, 'postgres');
+    defaults = { ...env.env, LOG_LEVEL: '', LOG_FORMAT: '' };
+  });
+  afterAll(async () => {
+    await env.cleanup();
+    await sandbox.close();
+  });
+
+  it('when a pass with a failing row runs at a terminal, then no JSON line reaches the screen and the row is shown with its reason', async () => {
+    dropCsv(env.dropDir, 'accounts.csv', ACCOUNT_HEADER, [accountRow(1), accountRow(2)]);
+    dropCsv(env.dropDir, 'invoices.csv', INVOICE_HEADER, [
+      invoiceRow(1, 1),
+      'INV-7,C-404,F-7,2026-01-10,2026-02-09,120.00,20.00,,,,,,,',
+    ]);
+    const { code, screen } = await onTerminal(sync(), defaults);
+    expect(code, screen).toBe(2);
+    expect(screen).not.toMatch(/\{"level"/);
+    const lines = visibleLines(screen);
+    // The log line (stderr) says which row, where, and why; info lines are not shown.
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^\d\d:\d\d:\d\d WARN {2}record failed {2}invoice INV-7 \(invoices\.csv line 3, accountSourceId\): account "C-404" is unknown/,
+      ),
+    );
+    expect(screen).not.toContain('INFO');
+    // The summary (stdout) lists it too.
+    expect(lines).toContain(
+      '  invoices.csv, line 3, accountSourceId: INV-7: account "C-404" is unknown to this source',
+    );
+  });
+
+  it('when stdout is piped with --json, then it gets exactly one JSON line, the report and logs staying on the terminal', async () => {
+    dropCsv(env.dropDir, 'accounts-2.csv', ACCOUNT_HEADER, [accountRow(3)]);
+    const out = join(env.dir, 'summary.json');
+    const { code, screen } = await onTerminal(sync('--json'), defaults, { stdoutFile: out });
+    expect(code, screen).toBe(0);
+    const stdout = readFileSync(out, 'utf8');
+    expect(stdout.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(JSON.parse(stdout)).toMatchObject({ accounts: { created: 1 }, apiRequests: expect.any(Number) });
+    expect(screen).toContain('accounts      created 1, updated 0, unchanged 0, failed 0');
+    // --log-format json puts JSON lines on the terminal as asked.
+    const json = await onTerminal(
+      ['--log-format', 'json', ...sync('--json')],
+      { ...defaults, LOG_LEVEL: 'info' },
+      { stdoutFile: out },
+    );
+    expect(json.code, json.screen).toBe(0);
+    expect(json.screen).toMatch(/\{"level":30,.*"msg":"/);
+    expect(readFileSync(out, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+  });
+
+  it('when a synced file is dropped again as it was, then its rows count unchanged and the summary says it was skipped', async () => {
+    dropCsv(env.dropDir, 'accounts.csv', ACCOUNT_HEADER, [accountRow(1), accountRow(2)]);
+    const result = await runCli(sync(), { env: defaults });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('accounts      created 0, updated 0, unchanged 2, failed 0');
+    expect(result.stdout).toMatch(
+      /^1 file skipped: same content as accounts\.csv \(synced \d{4}-\d\d-\d\d \d\d:\d\d\)$/m,
+    );
+    // Logs went to stderr as JSON lines (not a terminal), none of them on stdout.
+    expect(result.stdout).not.toContain('"level"');
+    expect(
+      result.stderr
+        .split('\n')
+        .filter(Boolean)
+        .every((line) => line.startsWith('{')),
+    ).toBe(true);
+    // Dropped again under other names, a copy of a copy: still named after the file first synced.
+    for (const name of ['accounts-copy.csv', 'accounts-copy-2.csv']) {
+      dropCsv(env.dropDir, name, ACCOUNT_HEADER, [accountRow(1), accountRow(2)]);
+      const again = await runCli(sync(), { env: defaults });
+      expect(again.stdout).toMatch(
+        new RegExp(
+          `^1 file skipped: same content as accounts\\.csv \\(synced .*\\): ${name.replace('.', '\\.')}$`,
+          'm',
+        ),
+      );
+    }
+  });
+});
+
+describe('the progress line during a rate-limit pause', () => {
+  let sandbox: TestSandbox;
+  let env: SyncEnv;
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({ rateLimit: { quota: 4, windowSeconds: 2 } });
+    env = syncEnv(sandbox, 'postgres');
+  });
+  afterAll(async () => {
+    await env.cleanup();
+    await sandbox.close();
+  });
+
+  it('when the quota is used up, then the terminal says the pass waits for the rate limit and when it resumes, in seconds', async () => {
+    dropCsv(
+      env.dropDir,
+      'accounts.csv',
+      ACCOUNT_HEADER,
+      range(1, 6).map((i) => accountRow(i)),
+    );
+    const { code, screen } = await onTerminal(['--config', env.configFile, 'sync', '--once'], env.env);
+    expect(code, screen).toBe(0);
+    expect(screen).toMatch(
+      /accounts\.csv: 6 of ~6 rows read, \d done, 0 failed \| waiting for the rate limit, resumes in \d s/,
+    );
+    expect(screen).toContain('accounts      created 6, updated 0, unchanged 0, failed 0');
+    expect(screen).not.toMatch(/\{"level"/);
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { jsonSummary, minuteText, skippedFileLines, textSummary } from '../../../src/cli/sync-summary.js';
+import type { SourceSummary } from '../../../src/sync/run-sync.js';
+
+const zero = { created: 0, updated: 0, unchanged: 0, failed: 0 };
+
+function summary(over: Partial<SourceSummary>): SourceSummary {
+  return {
+    sourceId: 'erp-csv',
+    runId: '1',
+    counts: { accounts: zero, invoices: zero, creditNotes: zero },
+    plan: [],
+    failures: [],
+    abandoned: [],
+    warnings: [],
+    skipped: [],
+    ...over,
+  };
+}
+
+describe('the pass summary of skipped files', () => {
+  const syncedAt = new Date(2026, 10, 24, 10, 2, 31);
+
+  it('when files repeat a file synced before, then one line per original says how many were skipped and when it was synced', () => {
+    const lines = skippedFileLines([
+      summary({
+        counts: {
+          accounts: { ...zero, unchanged: 6 },
+          invoices: { ...zero, unchanged: 4 },
+          creditNotes: zero,
+        },
+        skipped: [
+          { unit: 'accounts-2026-11-01.csv', duplicateOf: { name: 'accounts-2026-11-01.csv', syncedAt } },
+          { unit: 'accounts-copy.csv', duplicateOf: { name: 'accounts-2026-11-01.csv', syncedAt } },
+          { unit: 'accounts-copy-2.csv', duplicateOf: { name: 'accounts-2026-11-01.csv', syncedAt } },
+          { unit: 'invoices.csv', duplicateOf: { name: 'invoices.csv', syncedAt } },
+        ],
+      }),
+    ]);
+    expect(lines).toEqual([
+      '3 files skipped: same content as accounts-2026-11-01.csv (synced 2026-11-24 10:02): ' +
+        'accounts-2026-11-01.csv, accounts-copy.csv, accounts-copy-2.csv',
+      '1 file skipped: same content as invoices.csv (synced 2026-11-24 10:02)',
+    ]);
+  });
+
+  it('when a file was skipped, then the text report shows its rows unchanged and the skipped-file line', () => {
+    const summaries = [
+      summary({
+        counts: { accounts: { ...zero, unchanged: 2 }, invoices: zero, creditNotes: zero },
+        skipped: [{ unit: 'accounts.csv', duplicateOf: { name: 'accounts.csv', syncedAt } }],
+      }),
+    ];
+    const text = textSummary(summaries, jsonSummary(summaries, { requests: 0, rateLimited: 0 }, 120), false);
+    expect(text).toContain('accounts      created 0, updated 0, unchanged 2, failed 0');
+    expect(text).toContain(`1 file skipped: same content as accounts.csv (synced ${minuteText(syncedAt)})`);
+    expect(
+      textSummary([summary({})], jsonSummary([], { requests: 0, rateLimited: 0 }, 1), false),
+    ).not.toContain('skipped');
+  });
+});
