@@ -12,6 +12,7 @@ import { SyncMetrics } from '../metrics/sync-metrics.js';
 import type { StateDb } from '../state/database.js';
 import { lastSuccessfulRuns } from '../state/status-queries.js';
 import { runDoctor } from './doctor.js';
+import { failuresCsv } from './failures-csv.js';
 import { openStateRuntime } from './runtime.js';
 
 export interface DashboardServerProps {
@@ -57,6 +58,7 @@ export async function startDashboardServer(props: DashboardServerProps): Promise
       host,
       queueAdmin: config.dashboard.queueAdmin,
       testConnection: () => runDoctor(props.loaded),
+      failuresCsv: (source, kind) => failuresCsv(props.db, source, kind),
       metrics: props.metrics,
       clock: systemClock,
       logger: props.logger,

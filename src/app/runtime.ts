@@ -1,5 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { AlertTransport } from '../alerts/ports.js';
+import { resolveAlertTargets } from '../alerts/targets.js';
 import { createTokenProvider } from '../api/auth/token-provider-factory.js';
 import { ReceivablesClient } from '../api/client.js';
 import { createRateLimiter } from '../api/rate-limit/create-rate-limiter.js';
@@ -13,9 +15,12 @@ import { createSourceFactory } from '../sources/create-source.js';
 import { migrateToLatest, openStateDatabase, type StateDatabase } from '../state/database.js';
 import { DropFilesRepository } from '../state/drop-files.js';
 import { type SyncStateRepos, syncStateRepos } from '../state/repositories.js';
+import { RunLogsRepository } from '../state/run-logs.js';
 import type { ProgressEvent } from '../sync/pass-scope.js';
 import type { SyncState } from '../sync/ports.js';
-import { SyncService } from '../sync/sync-service.js';
+import { SyncService, type SyncUseCases } from '../sync/sync-service.js';
+import { type Alerting, openAlerting, tellStartFailed, watchingPasses } from './alerting.js';
+import { runLogging } from './run-log.js';
 import { ClientSyncApi } from './sync-api.js';
 
 /** What the state-only commands need (`failures`, `status`, `migrate`). */
@@ -33,12 +38,17 @@ export interface SyncRuntime extends StateRuntime {
   limiter: MeteredRateLimiter;
   organizationId: string;
   redis: Redis | undefined;
+  /** Alerts (`alerts.*`) and the automatic pause; closing the runtime waits a few seconds for them. */
+  alerting: Alerting;
 }
 
-export async function openStateRuntime(
-  loaded: LoadedConfig,
-  logger = createLogger({ level: loaded.config.log.level }),
-): Promise<StateRuntime> {
+/**
+ * The state DB and the logger of a command or daemon. The logger (made here from `log.level` and
+ * `log.format`, or `given`) also feeds the run log: the lines of each pass kept in the state DB
+ * for its page on the dashboard (see `runLogging`).
+ */
+export async function openStateRuntime(loaded: LoadedConfig, given?: Logger): Promise<StateRuntime> {
+  const { logger, runLog } = runLogging(loaded, given);
   let database: StateDatabase;
   try {
     database = await openStateDatabase({
@@ -57,12 +67,17 @@ export async function openStateRuntime(
     });
   }
   const { db } = database;
+  runLog.attach(new RunLogsRepository(db));
   return {
     loaded,
     logger,
     database,
     repos: syncStateRepos(db),
-    close: () => database.close(),
+    // The run log's last lines are written before the DB closes.
+    close: async () => {
+      await runLog.close();
+      await database.close();
+    },
   };
 }
 
@@ -84,6 +99,11 @@ export async function migrateState(loaded: LoadedConfig): Promise<{ kind: string
 export interface SyncRuntimeOptions {
   /** The fetch of every API and token-endpoint call (`--trace-http` records them through it). */
   fetch?: typeof fetch | undefined;
+  /**
+   * Where alerts go: the worker's queue, and the prefix of its Redis keys (the alert throttle's
+   * too). Default: delivered from this process (`sync --once`), throttled under `queue.prefix`.
+   */
+  alerts?: { transport: AlertTransport; redisPrefix: string } | undefined;
 }
 
 export async function openSyncRuntime(
@@ -99,29 +119,55 @@ export async function openSyncRuntime(
       { kind: 'config' },
     );
   }
-  const state = await openStateRuntime(loaded, logger);
+  // A target whose URL variable is unset is a configuration error, found before anything opens.
+  const alertTargets = resolveAlertTargets(config.alerts, loaded.env);
+  // Not `options.fetch`: a `--trace-http` file must never hold a webhook URL.
+  const alertsBase = { config, targets: alertTargets };
+  const state = await openStateRuntime(loaded, logger).catch(async (error: unknown) => {
+    await tellStartFailed({
+      ...alertsBase,
+      logger: logger ?? createLogger({ level: 'warn' }),
+      redis: undefined,
+      error,
+    });
+    throw error;
+  });
   const closers: Array<() => Promise<unknown>> = [state.close];
   const close = async () => {
     for (const fn of closers.reverse()) await fn().catch(() => {});
   };
+  let redis: Redis | undefined;
   try {
     await holdRunLocks(state);
     closers.push(() => state.repos.runs.releaseRunLocks());
-    const redis = config.queue.redisUrl
+    redis = config.queue.redisUrl
       ? new Redis(config.queue.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false })
       : undefined;
     // The limiter's and the token refresh's connection: an outage is logged once, never unhandled.
-    if (redis) watchConnection(redis, state.logger);
-    if (redis) closers.push(() => redis.quit());
+    const opened = redis;
+    if (opened) watchConnection(opened, state.logger);
+    if (opened) closers.push(() => opened.quit());
+    const alerting = openAlerting({
+      ...alertsBase,
+      db: state.database.db,
+      redis,
+      transport: options.alerts?.transport,
+      redisPrefix: options.alerts?.redisPrefix,
+      logger: state.logger,
+    });
+    closers.push(() => alerting.close());
     const limiter = createRateLimiter({ redis, logger: state.logger });
     closers.push(() => limiter.close());
-    const tokens = createTokenProvider({
-      config,
-      secrets,
-      log: state.logger,
-      ...(redis ? { redis } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
+    const tokens = alerting.tokens(
+      createTokenProvider({
+        config,
+        secrets,
+        log: state.logger,
+        ...(redis ? { redis } : {}),
+        // Only the token endpoint's calls go through it: their answers may say when the refresh token expires.
+        fetch: alerting.tokenFetch(options.fetch),
+      }),
+    );
     const client = new ReceivablesClient({
       baseUrl: config.api.baseUrl,
       fetch: options.fetch,
@@ -134,10 +180,15 @@ export async function openSyncRuntime(
     });
     closers.push(() => client.close());
     const organizationId = config.api.organizationId ?? (await soleOrganization(client));
-    return { ...state, client, limiter, organizationId, redis, close };
+    return { ...state, client, limiter, organizationId, redis, alerting, close };
   } catch (error) {
-    await close();
-    throw restatedForTerminal(error, config.api.baseUrl);
+    const restated = restatedForTerminal(error, config.api.baseUrl);
+    // Both within the few seconds alerts may take (the throttle's Redis command is sent at once).
+    await Promise.all([
+      tellStartFailed({ ...alertsBase, logger: state.logger, redis, error: restated }),
+      close(),
+    ]);
+    throw restated;
   }
 }
 
@@ -203,9 +254,9 @@ export function syncServiceOf(
   runtime: SyncRuntime,
   sources: readonly SourceConfig[],
   onProgress?: (event: ProgressEvent) => void,
-): SyncService {
+): SyncUseCases {
   const state: SyncState = runtime.repos;
-  return new SyncService({
+  const service = new SyncService({
     sources,
     api: new ClientSyncApi(runtime.client, runtime.organizationId),
     state,
@@ -218,4 +269,6 @@ export function syncServiceOf(
     }),
     ...(onProgress ? { onProgress } : {}),
   });
+  // Each pass's end is watched: alerts, and the automatic pause after failed runs.
+  return watchingPasses(service, runtime.alerting.watch);
 }

@@ -1,8 +1,11 @@
 import type { Logger } from 'pino';
+import { resolveAlertTargets } from '../alerts/targets.js';
 import { type LoadedConfig, requireSources } from '../config/load.js';
 import { resolveCredentials } from '../dashboard/credentials.js';
 import type { RunningDashboard } from '../dashboard/server.js';
 import { AppError } from '../domain/errors.js';
+import { BullAlertQueue } from '../jobs/alert-queue.js';
+import { closeAlertWorker, startAlertWorker } from '../jobs/alert-worker.js';
 import { BullSyncQueues } from '../jobs/queues.js';
 import { openQueueConnection, waitForRedis, warnUnlessNoEviction } from '../jobs/redis-connection.js';
 import { SourceSchedules } from '../jobs/schedules.js';
@@ -14,11 +17,12 @@ import { createLogger } from '../logging/logger.js';
 import { SyncMetrics } from '../metrics/sync-metrics.js';
 import { PausedSources } from '../state/paused-sources.js';
 import { RUN_SHUT_DOWN } from '../state/runs.js';
+import { alertsConfigOf } from './alerting.js';
 import { startDashboardServer } from './dashboard.js';
 import { openSyncRuntime, type SyncRuntime, syncServiceOf } from './runtime.js';
 
 export interface WorkerOptions {
-  /** Default: a logger at `log.level`. */
+  /** Default: a logger at `log.level` (default info) in `log.format`. */
   logger?: Logger;
   /** Replaces settings read from the configuration (a test's own queue prefix, attempts...). */
   settings?: Partial<WorkerSettings>;
@@ -102,7 +106,10 @@ export async function startWorker(
       password: loaded.secrets.dashboardPassword,
       host: loaded.config.dashboard.host,
     });
-  const logger = options.logger ?? createLogger({ level: loaded.config.log.level });
+  // A daemon: its info lines are its output, on a terminal too (unless log.level says otherwise).
+  const logger =
+    options.logger ??
+    createLogger({ level: loaded.config.log.level ?? 'info', format: loaded.config.log.format });
   return startWorkerDaemon({
     loaded,
     settings: { ...base, ...options.settings },
@@ -155,7 +162,24 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
     await waitForRedis(connection, settings.redisUrl, props.redisTimeoutMs ?? 10_000);
     await warnUnlessNoEviction(connection, logger);
 
-    const opened = await openSyncRuntime(loaded, logger);
+    // Alerts go through a queue of their own (attempts, backoff), delivered by every worker process.
+    const alertTargets = resolveAlertTargets(loaded.config.alerts, loaded.env);
+    const alertSettings = alertsConfigOf(loaded.config);
+    const alertQueue =
+      alertTargets.length > 0
+        ? new BullAlertQueue({
+            connection,
+            prefix: settings.prefix,
+            attempts: alertSettings.attempts,
+            backoffMs: alertSettings.backoffSeconds * 1000,
+            logger,
+          })
+        : undefined;
+    if (alertQueue) closers.push({ name: 'alert-queue', close: () => alertQueue.close() });
+
+    const opened = await openSyncRuntime(loaded, logger, {
+      alerts: alertQueue ? { transport: alertQueue, redisPrefix: settings.prefix } : undefined,
+    });
     runtime = opened;
     closers.push({ name: 'runtime', close: () => opened.close() });
     const paused = new PausedSources(opened.database.db);
@@ -181,6 +205,20 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
       isPaused,
       sourceBusyRetryMs: settings.sourceBusyRetryMs,
     });
+    // Started before the sync worker, so closed after it: the alerts of the last passes still go out.
+    if (alertQueue) {
+      const alertWorker = await startAlertWorker({
+        connection,
+        prefix: settings.prefix,
+        targets: alertTargets,
+        timeoutMs: alertSettings.timeoutSeconds * 1000,
+        logger,
+      });
+      closers.push({
+        name: 'alert-worker',
+        close: () => closeAlertWorker(alertWorker, CLOSE_LIMIT_MS - 500),
+      });
+    }
     const worker = await startSyncWorker({ connection, settings, processor, logger });
     closers.push({ name: 'worker', close: () => closeSyncWorker(worker, settings.shutdownMs, logger) });
 

@@ -43,6 +43,50 @@ const moduleSource = z.strictObject({
 export const sourceSchema = z.discriminatedUnion('type', [csvSource, sqlSource, moduleSource]);
 
 const url = z.url({ protocol: /^https?$/ });
+
+/** What an alert target can be told (`alerts.targets[].events`; docs/alerts.md). */
+export const ALERT_EVENTS = [
+  'run.failed',
+  'run.new-failures',
+  'source.paused',
+  'token.refused',
+  'token.expiring',
+] as const;
+export type AlertEventType = (typeof ALERT_EVENTS)[number];
+
+const alertTarget = z.strictObject({
+  id,
+  /** `webhook`: a generic JSON body; `slack`: `{"text", "blocks"}` (Slack, Mattermost, Rocket.Chat...). */
+  type: z.enum(['webhook', 'slack']),
+  /** Name of the environment variable holding the URL: webhook URLs carry a secret, never in the file. */
+  urlEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'),
+  /** Only these events (default: every one). */
+  events: z.array(z.enum(ALERT_EVENTS)).min(1).optional(),
+});
+
+/** Alert targets and the automatic pause of a source that keeps failing (docs/alerts.md). */
+const alertsSchema = z
+  .strictObject({
+    targets: z
+      .array(alertTarget)
+      .default([])
+      .refine((targets) => new Set(targets.map((t) => t.id)).size === targets.length, 'duplicate target id'),
+    /** `run.new-failures`: a run that records at least this many new failures. */
+    newFailuresThreshold: z.number().int().min(1).default(10),
+    /** Pause a source after this many consecutive failed runs (0: never). */
+    pauseAfterFailedRuns: z.number().int().min(0).default(0),
+    /** `token.expiring`: the refresh token expires within this many days (when the server tells). */
+    tokenExpiryDays: z.number().positive().default(7),
+    /** `run.failed` of one source and `token.refused` are sent at most once per this many minutes. */
+    repeatMinutes: z.number().min(0).default(60),
+    /** Delivery attempts of one alert to one target; retries back off exponentially. */
+    attempts: z.number().int().min(1).max(25).default(8),
+    /** The first retry delay (worker queue); each next one doubles. */
+    backoffSeconds: z.number().positive().default(5),
+    /** Per HTTP request to a target. */
+    timeoutSeconds: z.number().positive().max(60).default(10),
+  })
+  .prefault({});
 const fieldName = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_.]{0,63}$/, 'a field name: letters, digits, "_" and "."');
@@ -129,13 +173,22 @@ export const configSchema = z.strictObject({
     queueAdmin: z.boolean().default(false),
   }),
   log: z.strictObject({
-    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Unset: `info`, but on a terminal (pretty lines) only warnings and errors. */
+    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+    /**
+     * How logs (stderr) look: `auto` (default) short readable lines when stderr is a terminal, JSON
+     * lines otherwise; `json`, `pretty` always. The CLI's `--log-format` overrides it.
+     */
+    format: z.enum(['auto', 'json', 'pretty']).default('auto'),
   }),
   sources: z.array(sourceSchema).default([]),
+  alerts: alertsSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;
 export type SourceConfig = z.infer<typeof sourceSchema>;
+export type AlertsConfig = z.infer<typeof alertsSchema>;
+export type AlertTargetConfig = AlertsConfig['targets'][number];
 
 /** Secrets and settings that come only from the environment, never from the file. */
 export interface Secrets {

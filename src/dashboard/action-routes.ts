@@ -39,7 +39,7 @@ export function registerActionRoutes(app: FastifyInstance, props: ActionRoutesPr
       }
       const config = configOf(props.sources, sourceId);
       const who = auth.principal(request).user ?? 'local';
-      const notice = await runSourceAction(props, config, action as SourceAction);
+      const notice = await runSourceAction(props, config, action as SourceAction, who);
       logger.info({ sourceId, action, user: who, jobId: notice.job }, 'dashboard action');
       return respond(request, reply, notice);
     },
@@ -89,10 +89,15 @@ async function runSourceAction(
   props: ActionRoutesProps,
   config: SourceConfig,
   action: SourceAction,
+  who: string,
 ): Promise<Notice> {
   const source = config.id;
   if (action === 'pause' || action === 'resume') {
-    await props.paused.set(source, config.type, action === 'pause');
+    // Resuming also clears an automatic pause and starts its count of failed runs anew.
+    await props.paused.set(source, config.type, action === 'pause', {
+      by: 'user',
+      reason: `paused by ${who} from the dashboard`,
+    });
     return { code: action === 'pause' ? 'paused' : 'resumed', source };
   }
   const queues = await usable(props, source);
@@ -108,7 +113,7 @@ async function runSourceAction(
   return { code: full ? 'full-resync-queued' : 'resync-queued', source, job: jobId };
 }
 
-function configOf(sources: readonly SourceConfig[], sourceId: unknown): SourceConfig {
+export function configOf(sources: readonly SourceConfig[], sourceId: unknown): SourceConfig {
   const config = sources.find((s) => s.id === sourceId);
   if (!config)
     throw new DashboardError(
@@ -120,7 +125,10 @@ function configOf(sources: readonly SourceConfig[], sourceId: unknown): SourceCo
 }
 
 /** The queues, for a source that is not paused. */
-async function usable(props: ActionRoutesProps, sourceId: string): Promise<SyncQueues> {
+export async function usable(
+  props: Pick<ActionRoutesProps, 'queues' | 'paused'>,
+  sourceId: string,
+): Promise<SyncQueues> {
   if (!props.queues)
     throw new DashboardError(
       'DASHBOARD_NO_QUEUES',
@@ -136,7 +144,7 @@ async function usable(props: ActionRoutesProps, sourceId: string): Promise<SyncQ
 }
 
 /** Adds a job, or answers 503 when the queue does not take it within 5 s (Redis down). */
-async function enqueue<T>(add: () => Promise<T>, timeoutMs = 5000): Promise<T> {
+export async function enqueue<T>(add: () => Promise<T>, timeoutMs = 5000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(

@@ -4,6 +4,7 @@ import type { Queue } from 'bullmq';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from '../logging/logger.js';
 import { SyncMetrics } from '../metrics/sync-metrics.js';
+import { FailuresRepository } from '../state/failures.js';
 import { PausedSources } from '../state/paused-sources.js';
 import { StatusQueries } from '../state/status-queries.js';
 import { registerActionRoutes } from './action-routes.js';
@@ -14,13 +15,16 @@ import { registerConnectionRoutes } from './connection-routes.js';
 import { assertServable } from './credentials.js';
 import { CsrfTokens, sameOrigin } from './csrf.js';
 import type { DashboardDeps, ReadinessCheck } from './deps.js';
+import { registerDetailRoutes } from './detail-routes.js';
 import { DashboardError } from './errors.js';
+import { registerFailureRoutes, sourcePagePath } from './failure-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { noticeQuery } from './notices.js';
 import { registerPageRoutes } from './page-routes.js';
 import { SessionStore, SignInThrottle } from './sessions.js';
 import { type QueueView, StatusReader } from './status.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './views/assets.js';
+import { refusalPage } from './views/sign-in-page.js';
 
 /** Our own pages load nothing but `/assets/*`, post only to themselves and are never framed. */
 const PAGE_CSP =
@@ -109,11 +113,21 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
     if (error instanceof DashboardError) {
       if (request.method === 'POST' && wantsHtml(request)) {
         const params = (request.params ?? {}) as Record<string, string>;
+        // An action on failures goes back to its source's page; the others to the sync page.
+        const back =
+          request.url.startsWith('/actions/failures/') && error.details.source
+            ? sourcePagePath(error.details.source)
+            : '/';
         return reply.redirect(
-          noticeQuery({ code: error.code, source: params.sourceId, ...error.details }),
+          noticeQuery({ code: error.code, source: params.sourceId, ...error.details }, back),
           303,
         );
       }
+      if (request.method === 'GET' && wantsHtml(request))
+        return reply
+          .code(error.status)
+          .type('text/html; charset=utf-8')
+          .send(refusalPage(error.status === 404 ? 'Not found' : 'Refused', error.message).value);
       return reply.code(error.status).send({ code: error.code, message: error.message });
     }
     const statusCode = (error as FastifyError).statusCode;
@@ -150,6 +164,24 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
       canTestConnection: deps.testConnection !== undefined,
     });
     registerActionRoutes(scope, { auth, sources: deps.sources, queues, paused, queries, logger });
+    registerDetailRoutes(scope, {
+      auth,
+      sources: deps.sources,
+      db: deps.db,
+      queues,
+      paused,
+      clock: deps.clock,
+      logger,
+      failuresCsv: deps.failuresCsv,
+    });
+    registerFailureRoutes(scope, {
+      auth,
+      sources: deps.sources,
+      queues,
+      paused,
+      failures: new FailuresRepository(deps.db),
+      logger,
+    });
     registerConnectionRoutes(scope, {
       auth,
       hasQueues: queues !== undefined,

@@ -55,7 +55,11 @@ export function bullBoardPlugin(queues: readonly Queue[], options: BullBoardOpti
     options: {
       uiConfig: {
         boardTitle: 'receivables-sync',
-        miscLinks: [{ text: 'Sync dashboard', url: '/' }],
+        // Back to the dashboard's pages (it links here from its header, a source and a run).
+        miscLinks: [
+          { text: 'Sync dashboard', url: '/' },
+          { text: 'Record search', url: '/records' },
+        ],
       },
     },
   });

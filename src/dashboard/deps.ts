@@ -1,10 +1,20 @@
 import type { SourceConfig } from '../config/schema.js';
 import type { Clock } from '../domain/clock.js';
+import type { RecordKind } from '../domain/records.js';
 import type { SyncQueues } from '../jobs/types.js';
 import type { Logger } from '../logging/logger.js';
 import type { SyncMetrics } from '../metrics/sync-metrics.js';
 import type { StateDb } from '../state/database.js';
 import type { DashboardCredentials } from './credentials.js';
+
+/**
+ * A source's open failures of one kind as a CSV file in its drop format, to fix and drop back:
+ * its name and its lines (built in `app/`, which knows the CSV contract).
+ */
+export type FailuresCsvExport = (
+  source: SourceConfig,
+  kind: RecordKind,
+) => { fileName: string; lines: AsyncIterable<string> };
 
 /** A dependency `/readyz` checks besides the state DB (Redis, ...). */
 export interface ReadinessCheck {
@@ -46,6 +56,8 @@ export interface DashboardDeps {
    * page has no such button.
    */
   testConnection?: (() => Promise<readonly ConnectionCheck[]>) | undefined;
+  /** The failures CSV downloads of a source's page; without it the page offers none. */
+  failuresCsv?: FailuresCsvExport | undefined;
 }
 
 /** One check of "Test connection" (what `doctor` prints). */

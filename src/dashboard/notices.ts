@@ -9,6 +9,8 @@ export interface Notice {
   job?: string | undefined;
   kind?: string | undefined;
   key?: string | undefined;
+  /** How many (failures dismissed, selected for a retry). */
+  count?: string | undefined;
 }
 
 type Render = (n: Notice) => { level: 'ok' | 'error' | 'info'; body: SafeHtml };
@@ -43,6 +45,22 @@ const NOTICES: Readonly<Record<string, Render>> = {
     body: html`<b>${n.source}</b> is paused: no schedule, file or action runs it until it is resumed.`,
   }),
   resumed: (n) => ({ level: 'ok', body: html`<b>${n.source}</b> is resumed.` }),
+  dismissed: (n) => ({
+    level: 'ok',
+    body: html`${n.count} failure${n.count === '1' ? '' : 's'} of <b>${n.source}</b> dismissed: no longer open, kept in the history below.`,
+  }),
+  'retry-selected-queued': (n) => ({
+    level: 'ok',
+    body: html`Retry of ${n.count} selected failure${n.count === '1' ? '' : 's'} of <b>${n.source}</b> queued (job <code>${n.job}</code>). Rows refused by validation need corrected data: download them as CSV, fix and drop them back.`,
+  }),
+  DASHBOARD_SELECTION_EMPTY: () => ({
+    level: 'error',
+    body: html`Select at least one open failure first.`,
+  }),
+  DASHBOARD_REASON_REQUIRED: () => ({
+    level: 'error',
+    body: html`Say why the failures are dismissed (the reason is kept in the history).`,
+  }),
   DASHBOARD_SOURCE_UNKNOWN: () => ({ level: 'error', body: html`No such source in the configuration.` }),
   DASHBOARD_SOURCE_PAUSED: (n) => ({
     level: 'error',
@@ -66,12 +84,12 @@ const NOTICES: Readonly<Record<string, Render>> = {
   }),
 };
 
-/** The query string of the page an action redirects to. */
-export function noticeQuery(notice: Notice): string {
+/** The address of the page an action redirects to (the sync page, or `path`), with its notice. */
+export function noticeQuery(notice: Notice, path = '/'): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(notice))
     if (value) params.set(name === 'code' ? 'notice' : name, value);
-  return `/?${params.toString()}`;
+  return `${path}?${params.toString()}`;
 }
 
 /** The notice of the page's query, rendered (unknown codes and oversized parameters are dropped). */
@@ -90,6 +108,7 @@ export function renderNotice(
     job: bounded(query.job, 128),
     kind: ['account', 'invoice', 'creditNote'].includes(String(query.kind)) ? String(query.kind) : undefined,
     key: bounded(query.key, 200),
+    count: typeof query.count === 'string' && /^\d{1,7}$/.test(query.count) ? query.count : undefined,
   };
   const { level, body } = render(notice);
   return banner(level, body);

@@ -1,6 +1,6 @@
 import type { SourceConfig } from '../config/schema.js';
 import type { Clock } from '../domain/clock.js';
-import type { PausedSources } from '../state/paused-sources.js';
+import type { PausedSources, SourcePause } from '../state/paused-sources.js';
 import type { RecordKind } from '../state/schema.js';
 import type {
   CursorRecord,
@@ -24,6 +24,8 @@ export interface RunView {
   sourceId: string;
   trigger: string;
   status: RunRecord['status'];
+  /** `running`, but its process is gone (killed, crashed): shown as stale until a pass closes it. */
+  stale: boolean;
   dryRun: boolean;
   counts: RunCountsView;
   /** Summed over the kinds. */
@@ -39,6 +41,8 @@ export interface SourceView {
   type: string;
   schedule: string | null;
   paused: boolean;
+  /** Why it is paused, by whom (`auto`: after failed runs; `user`) and since when; null when it is not. */
+  pause: { by: 'auto' | 'user'; reason: string | null; at: string | null } | null;
   /** The run in progress, if any. */
   running: RunView | null;
   lastRun: RunView | null;
@@ -100,7 +104,7 @@ export function countsOf(stored: Record<string, unknown>): RunCountsView {
   return view;
 }
 
-export function runView(run: RunRecord, clock: Clock): RunView {
+export function runView(run: RunRecord, clock: Clock, stale: ReadonlySet<string> = new Set()): RunView {
   const counts = countsOf(run.counts);
   const totals = { created: 0, updated: 0, unchanged: 0, failed: 0 };
   for (const key of KEYS) for (const outcome of OUTCOMES) totals[outcome] += counts[key][outcome];
@@ -110,6 +114,7 @@ export function runView(run: RunRecord, clock: Clock): RunView {
     sourceId: run.sourceId,
     trigger: run.trigger,
     status: run.status,
+    stale: run.status === 'running' && stale.has(run.id),
     dryRun: run.dryRun,
     counts,
     totals,
@@ -139,6 +144,11 @@ export class StatusReader {
         queries.recentRuns(this.props.runLimit ?? 20),
         this.props.queueCounts ? this.props.queueCounts() : Promise.resolve(null),
       ]);
+    const stale = await queries.staleRuns(
+      [...running.values(), ...lastRuns.values(), ...runs]
+        .filter((r) => r.status === 'running')
+        .map((r) => r.id),
+    );
     const sources = this.props.sources.map((config): SourceView => {
       const last = lastRuns.get(config.id);
       const active = running.get(config.id);
@@ -147,8 +157,10 @@ export class StatusReader {
         type: config.type,
         schedule: config.schedule ?? null,
         paused: paused.has(config.id),
-        running: active ? runView(active, clock) : null,
-        lastRun: last ? runView(last, clock) : null,
+        pause: pauseView(paused.get(config.id)),
+        // A stale run (its process is gone) is no pass in progress: its source reads active or paused.
+        running: active && !stale.has(active.id) ? runView(active, clock, stale) : null,
+        lastRun: last ? runView(last, clock, stale) : null,
         records: records.get(config.id) ?? { account: 0, invoice: 0, creditNote: 0 },
         openFailures: failureCounts.get(config.id) ?? 0,
         cursors: cursors.filter((c) => c.sourceId === config.id).map(cursorView),
@@ -163,7 +175,7 @@ export class StatusReader {
     return {
       generatedAt: clock.now().toISOString(),
       sources,
-      runs: runs.map((r) => runView(r, clock)),
+      runs: runs.map((r) => runView(r, clock, stale)),
       failures: failures.map((f) => ({
         ...f,
         firstFailedAt: f.firstFailedAt.toISOString(),
@@ -174,6 +186,9 @@ export class StatusReader {
     };
   }
 }
+
+const pauseView = (pause: SourcePause | undefined): SourceView['pause'] =>
+  pause ? { by: pause.by, reason: pause.reason, at: pause.at?.toISOString() ?? null } : null;
 
 const cursorView = (c: CursorRecord) => ({
   stream: c.stream,

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { SyncJob } from './types.js';
 
 /** The one BullMQ queue of the worker; jobs are told apart by name (`SyncJob['type']`). */
@@ -15,7 +15,13 @@ export function deduplicationIdOf(job: SyncJob): string {
     case 'source-sync':
       return `source-sync:${job.sourceId}`;
     case 'failure-retry':
-      return `failure-retry:${job.sourceId}`;
+      // A retry of a selection is its own work: a retry of all failures pending does not swallow it.
+      return job.failureIds
+        ? `failure-retry:${job.sourceId}:${createHash('sha256')
+            .update([...job.failureIds].sort().join(','))
+            .digest('hex')
+            .slice(0, 16)}`
+        : `failure-retry:${job.sourceId}`;
     case 'record-resync':
       return `record-resync:${job.sourceId}:${job.kind}:${job.sourceKey}`;
   }

@@ -68,8 +68,16 @@ export class BullSyncQueues implements SyncQueues {
     return this.#add({ type: 'record-resync', sourceId, kind, sourceKey });
   }
 
-  enqueueFailureRetry(sourceId: string): Promise<{ jobId: string; deduplicated: boolean }> {
-    return this.#add({ type: 'failure-retry', sourceId });
+  enqueueFailureRetry(
+    sourceId: string,
+    options: { failureIds?: readonly string[] } = {},
+  ): Promise<{ jobId: string; deduplicated: boolean }> {
+    const { failureIds } = options;
+    return this.#add({
+      type: 'failure-retry',
+      sourceId,
+      ...(failureIds ? { failureIds: [...failureIds] } : {}),
+    });
   }
 
   async close(): Promise<void> {

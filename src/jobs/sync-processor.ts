@@ -94,7 +94,10 @@ async function run(
       return resultOf(data.sourceId, summaries);
     }
     case 'failure-retry': {
-      const { summary, needData } = await props.service.retryFailures(data.sourceId);
+      const { summary, needData } = await props.service.retryFailures(
+        data.sourceId,
+        data.failureIds ? { ids: data.failureIds } : undefined,
+      );
       return { ...resultOf(data.sourceId, summary ? [summary] : []), needData };
     }
     case 'record-resync': {

@@ -4,7 +4,12 @@ import type { Queue } from 'bullmq';
 export type SyncJob =
   | { type: 'source-sync'; sourceId: string; trigger: 'schedule' | 'manual' | 'file'; full?: boolean }
   | { type: 'record-resync'; sourceId: string; kind: 'account' | 'invoice' | 'creditNote'; sourceKey: string }
-  | { type: 'failure-retry'; sourceId: string };
+  | {
+      type: 'failure-retry';
+      sourceId: string;
+      /** Only these failures (a user's selection on the dashboard); default: every open failure. */
+      failureIds?: string[];
+    };
 
 /** What a finished job returns (shown by bull-board): one entry per run of the sync engine. */
 export interface SyncJobResult {
@@ -44,8 +49,11 @@ export interface SyncQueues {
     kind: 'account' | 'invoice' | 'creditNote',
     sourceKey: string,
   ): Promise<{ jobId: string; deduplicated: boolean }>;
-  /** Queues a retry of the source's open failures. */
-  enqueueFailureRetry(sourceId: string): Promise<{ jobId: string; deduplicated: boolean }>;
+  /** Queues a retry of the source's open failures (or only of `failureIds`). */
+  enqueueFailureRetry(
+    sourceId: string,
+    options?: { failureIds?: readonly string[] },
+  ): Promise<{ jobId: string; deduplicated: boolean }>;
   /** For bull-board and metrics. */
   readonly queues: readonly Queue[];
   close(): Promise<void>;

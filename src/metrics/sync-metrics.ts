@@ -259,10 +259,10 @@ export class SyncMetrics {
           () => service.syncSource(sourceId, options),
           (r) => r,
         ),
-      retryFailures: (sourceId) =>
+      retryFailures: (sourceId, only) =>
         counted(
           sourceId,
-          () => service.retryFailures(sourceId),
+          () => service.retryFailures(sourceId, only),
           (r) => (r.summary ? [r.summary] : []),
         ),
       resyncRecord: (sourceId, kind, sourceKey) =>

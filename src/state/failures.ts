@@ -139,6 +139,35 @@ export class FailuresRepository {
       .execute();
   }
 
+  /**
+   * Closes open failures of a source on a user's word: they no longer count as open (`resolved_at`
+   * is set) and stay in the history with who dismissed them and why. The record failing again
+   * later opens a new failure. Returns how many were dismissed (ids not open are left alone).
+   */
+  async dismiss(
+    sourceId: string,
+    ids: readonly string[],
+    dismissal: { reason: string; by: string },
+  ): Promise<number> {
+    const valid = ids.filter((id) => /^\d{1,18}$/.test(id));
+    if (valid.length === 0) return 0;
+    const now = new Date();
+    const result = await this.db
+      .updateTable('failures')
+      .set({
+        resolved_at: now,
+        dismissed_at: now,
+        dismissed_reason: dismissal.reason,
+        dismissed_by: dismissal.by,
+        next_retry_at: null,
+      })
+      .where('source_id', '=', sourceId)
+      .where('id', 'in', valid)
+      .where('resolved_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   /** Open failures of a source, counted in the database. */
   async countOpen(sourceId: string): Promise<number> {
     const row = await this.db
@@ -151,7 +180,12 @@ export class FailuresRepository {
   }
 
   async open(
-    filter: { sourceId?: string | undefined; kind?: RecordKind; sourceKeys?: readonly string[] } = {},
+    filter: {
+      sourceId?: string | undefined;
+      kind?: RecordKind;
+      sourceKeys?: readonly string[];
+      ids?: readonly string[];
+    } = {},
   ): Promise<FailureRow[]> {
     let query = this.db.selectFrom('failures').selectAll().where('resolved_at', 'is', null);
     if (filter.sourceId) query = query.where('source_id', '=', filter.sourceId);
@@ -159,6 +193,11 @@ export class FailuresRepository {
     if (filter.sourceKeys) {
       if (filter.sourceKeys.length === 0) return [];
       query = query.where('source_key', 'in', [...filter.sourceKeys]);
+    }
+    if (filter.ids) {
+      const ids = filter.ids.filter((id) => /^\d{1,18}$/.test(id));
+      if (ids.length === 0) return [];
+      query = query.where('id', 'in', ids);
     }
     const rows = await query.orderBy('source_id').orderBy('kind').orderBy('source_key').execute();
     return rows.map(toFailureRow);

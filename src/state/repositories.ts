@@ -3,6 +3,7 @@ import type { StateDb } from './database.js';
 import { FailuresRepository } from './failures.js';
 import { PendingWritesRepository } from './pending-writes.js';
 import { RecordMapRepository } from './record-map.js';
+import { RunRecordsRepository } from './run-records.js';
 import { RunsRepository } from './runs.js';
 import { withStateErrors } from './state-errors.js';
 
@@ -18,6 +19,7 @@ export function syncStateRepos(db: StateDb) {
     failures: withStateErrors(new FailuresRepository(db)),
     runs: withStateErrors(new RunsRepository(db)),
     cursors: withStateErrors(new CursorsRepository(db)),
+    runRecords: withStateErrors(new RunRecordsRepository(db)),
   };
 }
 

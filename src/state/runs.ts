@@ -307,6 +307,39 @@ export class RunsRepository {
   }
 }
 
+/**
+ * Which of these `running` runs have no live process behind them (killed, crashed): read-only, for
+ * the dashboard to show them as stale until a pass of their source (or a process opening the sync
+ * runtime) closes them as `interrupted`. Over Postgres: nobody holds the run's lock (tried and let
+ * go within the statement); over the embedded DB (one process): the run is not this process's.
+ */
+export async function staleRunIds(db: StateDb, ids: readonly string[]): Promise<Set<string>> {
+  const { inProgress } = trackingOf(db);
+  const candidates = ids.filter((id) => /^\d{1,18}$/.test(id) && !inProgress.has(id));
+  if (candidates.length === 0) return new Set();
+  if (db.getExecutor().adapter.supportsMultipleConnections === false) {
+    const rows = await db
+      .selectFrom('runs')
+      .select('id')
+      .where('id', 'in', candidates)
+      .where('status', '=', 'running')
+      .execute();
+    return new Set(rows.map((r) => String(r.id)));
+  }
+  const stale = new Set<string>();
+  for (const id of candidates) {
+    const row = await db
+      .selectFrom('runs')
+      .select('id')
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .where(sql<boolean>`pg_try_advisory_xact_lock(${lockKey(id)})`)
+      .executeTakeFirst();
+    if (row) stale.add(id);
+  }
+  return stale;
+}
+
 /** A `runs` row as the application sees it. */
 export const toRunRow = (r: Selectable<RunsTable>): RunRow => ({
   id: String(r.id),

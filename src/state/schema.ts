@@ -3,6 +3,8 @@ import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 /** Timestamps are written as Date or ISO strings and read back as Date. */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+/** Text that inserts may leave out (null). */
+type OptionalText = ColumnType<string | null, string | null | undefined, string | null>;
 type Json<T extends object | null> = JSONColumnType<T, T | string, T | string>;
 
 import type { RecordKind } from '../domain/records.js';
@@ -16,6 +18,13 @@ export interface SourcesTable {
   paused: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Why it is paused (migration 0005), e.g. `paused automatically after 3 failed runs: ...`. */
+  pause_reason: OptionalText;
+  paused_at: NullableTimestamp;
+  /** `auto` (failed runs) or `user` (the dashboard). */
+  paused_by: ColumnType<'auto' | 'user' | null, 'auto' | 'user' | null | undefined, 'auto' | 'user' | null>;
+  /** The last resume: failed runs before it do not count towards an automatic pause. */
+  resumed_at: NullableTimestamp;
 }
 
 export interface RunCounts {
@@ -85,6 +94,31 @@ export interface FailuresTable {
   first_failed_at: Timestamp;
   last_failed_at: Timestamp;
   resolved_at: NullableTimestamp;
+  /** Set with `resolved_at` when a user dismissed the failure (migration 0004). */
+  dismissed_at: NullableTimestamp;
+  dismissed_reason: OptionalText;
+  dismissed_by: OptionalText;
+}
+
+/** The records a run created, updated or failed (migration 0004); unchanged ones are not kept. */
+export interface RunRecordsTable {
+  id: Generated<string>;
+  run_id: string;
+  kind: RecordKind;
+  source_key: string;
+  outcome: 'created' | 'updated' | 'failed';
+  api_id: OptionalText;
+  at: Timestamp;
+}
+
+/** The log lines of a run, bounded (migration 0004). */
+export interface RunLogsTable {
+  id: Generated<string>;
+  run_id: string;
+  at: Timestamp;
+  level: string;
+  msg: string;
+  fields: Json<Record<string, unknown>> | null;
 }
 
 export interface DropFilesTable {
@@ -118,4 +152,6 @@ export interface StateSchema {
   failures: FailuresTable;
   drop_files: DropFilesTable;
   credentials: CredentialsTable;
+  run_records: RunRecordsTable;
+  run_logs: RunLogsTable;
 }

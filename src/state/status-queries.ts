@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { StateDb } from './database.js';
 import { type FailureRow, toFailureRow } from './failures.js';
-import { type RunRow, toRunRow } from './runs.js';
+import { type RunRow, staleRunIds, toRunRow } from './runs.js';
 import type { RecordKind } from './schema.js';
 
 /** A run as the dashboard shows it (counts as stored: `{accounts: {created, ...}, ...}`). */
@@ -169,6 +169,11 @@ export class StatusQueries {
       error: r.error,
       finishedAt: r.finished_at,
     }));
+  }
+
+  /** Which of these runs are `running` with no live process behind them (see `staleRunIds`). */
+  staleRuns(ids: readonly string[]): Promise<Set<string>> {
+    return staleRunIds(this.db, ids);
   }
 
   /** Whether the record map knows this record (a record re-sync replays its last synced version). */

@@ -28,7 +28,9 @@ export async function processBatchOf<T extends BatchItem<{ sourceId: string }>>(
       plan.work.map((item) => async () => {
         if (stopped) return;
         try {
-          scope.report.count(kind, await sync(item));
+          const outcome = await sync(item);
+          scope.report.count(kind, outcome);
+          scope.touched.add(kind, item.record.sourceId, outcome);
           succeeded.push(item.record.sourceId);
         } catch (error) {
           if (errorKindOf(error) !== 'data') {

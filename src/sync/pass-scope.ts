@@ -6,6 +6,7 @@ import type { FingerprintSnapshots } from './fingerprint-snapshot.js';
 import { emptyCounts, type KindCounts, type Outcome, SUMMARY_KEY, type SummaryKey } from './outcome.js';
 import type { SyncApi, SyncState } from './ports.js';
 import type { LinkedAccounts } from './remote-lookup.js';
+import type { TouchedRecords } from './touched-records.js';
 
 /**
  * What every step of one pass of one source works with: who it syncs for, the ports (API, state),
@@ -26,6 +27,8 @@ export interface PassScope {
   readonly api: SyncApi;
   readonly state: SyncState;
   readonly report: PassReport;
+  /** The records created, updated or failed in the batch under way, written at its end. */
+  readonly touched: TouchedRecords;
   /**
    * The kinds that may have open failures: those open when the pass began, and those failed since.
    * Records of those kinds that sync resolve their failure; any other kind costs no write for it.
@@ -46,8 +49,17 @@ export interface PlannedOperation {
   detail?: string;
 }
 
+/** A unit as progress shows it: its name, its size when known, and whether it is skipped. */
+export interface UnitStart {
+  name: string;
+  /** About how many records it holds (see `SourceUnit.expectedRecords`). */
+  expectedRecords?: number;
+  /** Same content as a unit synced before: skipped (see `SourceUnit.duplicateOf`). */
+  duplicateOf?: { name: string; syncedAt: Date };
+}
+
 export type ProgressEvent =
-  | { type: 'unit'; name: string }
+  | ({ type: 'unit' } & UnitStart)
   | { type: 'records'; read: number; rejected: number }
   | { type: 'outcome'; kind: RecordKind; outcome: Outcome };
 
@@ -75,11 +87,11 @@ export class PassReport {
   constructor(readonly progress: (event: ProgressEvent) => void = () => {}) {}
 
   /** A new unit starts: its failures are collected afresh. */
-  startUnit(name: string): void {
+  startUnit(unit: UnitStart): void {
     this.#unitFailures = [];
     this.#unitFailed = 0;
-    this.#unit = name;
-    this.progress({ type: 'unit', name });
+    this.#unit = unit.name;
+    this.progress({ type: 'unit', ...unit });
   }
 
   /** The failures of the current unit since the last call: handed to the unit, then forgotten here. */

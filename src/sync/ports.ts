@@ -176,7 +176,25 @@ export interface FailureStore {
     sourceId?: string | undefined;
     kind?: RecordKind;
     sourceKeys?: readonly string[];
+    /** Only these failures (by id): a retry of the ones a user selected. */
+    ids?: readonly string[];
   }): Promise<FailureRow[]>;
+}
+
+/** What a run did to one record; unchanged records are not recorded. */
+export interface TouchedRecord {
+  kind: RecordKind;
+  sourceKey: string;
+  outcome: 'created' | 'updated' | 'failed';
+}
+
+/** The records each run created, updated or failed, kept for the dashboard's run and record pages. */
+export interface RunRecordStore {
+  /**
+   * Adds what a run did to these records, with the API id the record map holds for each (none for
+   * a record that never synced): one write per engine batch.
+   */
+  record(runId: string, sourceId: string, records: readonly TouchedRecord[]): Promise<void>;
 }
 
 /** One row per pass of one source, with its counts. */
@@ -202,4 +220,5 @@ export interface SyncState {
   failures: FailureStore;
   runs: RunStore;
   cursors: CursorReset;
+  runRecords: RunRecordStore;
 }

@@ -13,6 +13,7 @@ import { PassReport, type PassScope, type PlannedOperation, type ProgressEvent }
 import type { SyncApi, SyncState } from './ports.js';
 import { LinkedAccounts } from './remote-lookup.js';
 import { TagResolver } from './tag-resolver.js';
+import { TouchedRecords } from './touched-records.js';
 
 export interface RunSyncProps {
   source: Source;
@@ -45,6 +46,8 @@ export interface SourceSummary {
   abandoned: Array<{ unit: string; reason: string }>;
   /** What units said about themselves as a whole (a file's unknown columns). */
   warnings: Array<{ unit: string; warning: string }>;
+  /** Units skipped because their content was synced before (a file dropped again as it was). */
+  skipped: Array<{ unit: string; duplicateOf: { name: string; syncedAt: Date } }>;
 }
 
 /**
@@ -67,6 +70,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
     api: props.api,
     state,
     report: new PassReport(props.onProgress),
+    touched: new TouchedRecords(state.runRecords, source.id, runId),
     failureKinds: await state.failures.openKinds(source.id),
     snapshots: new FingerprintSnapshots(state.recordMap, source.id, props.logger, props.snapshotPolicy),
     linkedAccounts: new LinkedAccounts(() => props.api.listLinkedAccounts(), props.connectionId),
@@ -75,9 +79,15 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
   const tags = new TagResolver(ctx);
   const abandoned: SourceSummary['abandoned'] = [];
   const warnings: SourceSummary['warnings'] = [];
+  const skipped: SourceSummary['skipped'] = [];
   try {
     for await (const unit of source.units()) {
-      report.startUnit(unit.name);
+      report.startUnit({
+        name: unit.name,
+        ...(unit.expectedRecords !== undefined ? { expectedRecords: unit.expectedRecords } : {}),
+        ...(unit.duplicateOf ? { duplicateOf: unit.duplicateOf } : {}),
+      });
+      if (unit.duplicateOf) skipped.push({ unit: unit.name, duplicateOf: unit.duplicateOf });
       for (const warning of unit.warnings ?? []) warnings.push({ unit: unit.name, warning });
       if (unit.alreadySynced) report.alreadySynced(unit.stream, unit.alreadySynced);
       const read = await drainUnit(ctx, tags, unit);
@@ -112,6 +122,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
     failures: report.listed,
     abandoned,
     warnings,
+    skipped,
   };
 }
 
@@ -167,7 +178,25 @@ export async function* readAhead<T>(batches: AsyncIterable<T>): AsyncGenerator<T
   }
 }
 
+/**
+ * One batch of the source, then what it did to its records, written in one call. When the batch
+ * stops on a fault, what it did until then is still written if the state DB takes it.
+ */
 async function processBatch(ctx: PassScope, tags: TagResolver, batch: SourceBatch): Promise<void> {
+  try {
+    await syncBatch(ctx, tags, batch);
+  } catch (error) {
+    await ctx.touched
+      .flush()
+      .catch((writing: unknown) =>
+        ctx.logger.warn({ reason: messageOf(writing) }, "the batch's records could not be listed in its run"),
+      );
+    throw error;
+  }
+  await ctx.touched.flush();
+}
+
+async function syncBatch(ctx: PassScope, tags: TagResolver, batch: SourceBatch): Promise<void> {
   ctx.report.progress({ type: 'records', read: batch.records.length, rejected: batch.rejected.length });
   await recordRejected(ctx, batch.rejected);
   const records = await storableRecords(ctx, batch.records);

@@ -60,10 +60,14 @@ export class SyncService {
     return summaries;
   }
 
-  /** Syncs the source's failed records again from their stored payload. */
-  async retryFailures(sourceId: string): Promise<{ summary: SourceSummary | null; needData: number }> {
+  /** Syncs the source's failed records (or only the failures `only.ids`) again from their stored payload. */
+  async retryFailures(
+    sourceId: string,
+    only?: { ids: readonly string[] },
+  ): Promise<{ summary: SourceSummary | null; needData: number }> {
     const config = this.configOf(sourceId);
-    const { items, needData } = retryableFailures(await this.props.state.failures.open({ sourceId }));
+    const open = await this.props.state.failures.open({ sourceId, ...(only ? { ids: only.ids } : {}) });
+    const { items, needData } = retryableFailures(open);
     if (items.length === 0) return { summary: null, needData: needData.length };
     return {
       summary: await this.#run(config, replaySource(sourceId, 'failure retry', items), 'retry'),

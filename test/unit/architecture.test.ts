@@ -20,13 +20,17 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   sources: ['domain', 'config', 'logging', 'mapping'],
   state: ['domain', 'logging'],
   sync: ['domain', 'config', 'logging', 'mapping', 'sources'],
-  jobs: ['domain', 'config', 'logging', 'sync'],
+  // Alerts are told from the sync's edges (app/) and delivered by jobs/; they know no sync, state or API.
+  alerts: ['domain', 'config', 'logging'],
+  // The alerts' queue carries their events; its worker delivers them.
+  jobs: ['domain', 'config', 'logging', 'sync', 'alerts'],
   metrics: ['domain', 'logging', 'api', 'sync'],
   // The dashboard reads status from the state DB and queues jobs through the queues' interface.
   dashboard: ['domain', 'config', 'logging', 'state', 'jobs', 'metrics'],
   // An independent implementation of the spec: shares nothing with the client but plain helpers.
   sandbox: ['domain'],
   app: [
+    'alerts',
     'domain',
     'config',
     'logging',
@@ -49,6 +53,10 @@ const FORBIDDEN: ReadonlyArray<[string, string]> = [
   ['state', 'sources'],
   ['sources', 'state'],
   ['state', 'sync'],
+  // Alerts are told what happened; they never reach into the state DB, the API or the queues.
+  ['alerts', 'state'],
+  ['alerts', 'api'],
+  ['alerts', 'jobs'],
 ];
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../src');

@@ -57,6 +57,21 @@ table.compact { border: 0; } table.compact td { padding: .2rem .4rem; }
 .banner-ok { background: #e9f7ef; border-color: #bfe5cd; }
 .banner-warn { background: #fff6e5; border-color: #f2d7a6; }
 .banner-error { background: #fdecea; border-color: #f5c2bc; }
+.badge-stale, .badge-dismissed { background: #fdf1dc; color: var(--warn); }
+.badge-open { background: #fde7e5; color: var(--bad); }
+.badge-resolved { background: #e3f4ea; color: var(--ok); }
+.crumbs { margin: .2rem 0 0; color: var(--muted); font-size: 12px; }
+.crumbs a, .links a, .filters a { color: var(--accent); }
+h1 .tag, h1 .badge { vertical-align: middle; }
+.pager { display: flex; gap: 1rem; align-items: center; margin: .5rem 0; font-size: 12px; }
+a.button { display: inline-block; padding: .3rem .7rem; border: 1px solid #c8cdd6; border-radius: 4px; background: #fff; color: var(--fg); text-decoration: none; margin: 0 .3rem .3rem 0; }
+a.button:hover { border-color: var(--accent); }
+.selected-actions { display: flex; flex-wrap: wrap; gap: .6rem; align-items: end; margin-top: .6rem; }
+.selected-actions input[name="reason"] { min-width: 22rem; }
+.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+table.log td { font-size: 12px; } table.log code { word-break: break-all; }
+article.record { margin-top: 1rem; } article.record h3 { margin: 1rem 0 .4rem; }
+section.card { margin-top: 1rem; }
 `;
 
 /**

@@ -40,3 +40,12 @@ export const KIND_LABEL: Readonly<Record<string, string>> = {
   invoice: 'invoice',
   creditNote: 'credit note',
 };
+
+/**
+ * A run's status; a `running` run whose process is gone reads `stale` (a later pass of its source,
+ * or the next worker start, closes it as `interrupted`).
+ */
+export const runBadge = (run: { status: string; stale?: boolean }): SafeHtml =>
+  run.stale
+    ? html`<span title="its process is gone (killed or crashed): the next pass of the source marks it interrupted">${badge('stale')}</span>`
+    : badge(run.status);

@@ -30,6 +30,7 @@ export function layout(props: LayoutProps): SafeHtml {
     props.signedIn
       ? html`<nav>
     <a href="/">Sync</a>
+    <a href="/records">Records</a>
     ${props.hasQueues ? html`<a href="/queues">Queues</a>` : html`<span class="muted" title="no Redis queues in this process">Queues</span>`}
     <a href="/metrics">Metrics</a>
   </nav>

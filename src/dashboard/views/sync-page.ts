@@ -1,5 +1,5 @@
 import type { DashboardStatus, FailureView, KindCounts, QueueView, RunView, SourceView } from '../status.js';
-import { badge, duration, KIND_LABEL, prettyJson, utc, when } from './format.js';
+import { badge, duration, KIND_LABEL, prettyJson, runBadge, utc, when } from './format.js';
 import { type HtmlValue, html, type SafeHtml } from './html.js';
 
 export interface SyncPageProps {
@@ -45,16 +45,17 @@ function sourceCard(source: SourceView, props: SyncPageProps): SafeHtml {
   const last = source.lastRun;
   return html`<article class="card source" data-source="${source.id}">
   <header>
-    <h3>${source.id}</h3>
+    <h3><a href="/sources/${encodeURIComponent(source.id)}">${source.id}</a></h3>
     <span class="tag">${source.type}</span>
     <span data-field="state">${state}</span>
     <span class="muted small">${source.schedule ? html`schedule <code>${source.schedule}</code>` : 'no schedule (manual and file triggers only)'}</span>
   </header>
   <dl class="facts">
+    ${pauseFact(source, props.now)}
     <dt>Last run</dt>
     <dd data-field="last-run">${
       last
-        ? html`<span data-field="last-run-status">${badge(last.status)}</span> ${when(last.finishedAt ?? last.startedAt, props.now)} <span class="muted">#${last.id} · ${last.trigger}</span><br>${countsLine(last.totals, 'last-run')}`
+        ? html`<span data-field="last-run-status">${runBadge(last)}</span> ${when(last.finishedAt ?? last.startedAt, props.now)} <a class="muted" href="/runs/${last.id}">#${last.id}</a> <span class="muted">· ${last.trigger}</span><br>${countsLine(last.totals, 'last-run')}`
         : html`<span class="muted">never synced</span>`
     }</dd>
     <dt>Synced records</dt>
@@ -81,6 +82,15 @@ function sourceCard(source: SourceView, props: SyncPageProps): SafeHtml {
   </dl>
   <footer class="actions">${sourceActions(source, props)}</footer>
 </article>`;
+}
+
+/** Why a paused source is paused (an automatic pause says after how many failed runs, and the last error). */
+function pauseFact(source: SourceView, now: Date): SafeHtml | '' {
+  const pause = source.pause;
+  if (!source.paused || !pause) return '';
+  const auto = pause.by === 'auto';
+  return html`<dt>Paused</dt>
+    <dd data-field="pause" data-paused-by="${pause.by}"><span${auto ? html` class="bad"` : ''} data-field="pause-reason">${pause.reason ?? 'paused'}</span>${pause.at ? html` · ${when(pause.at, now)}` : ''}<br><span class="muted small">${auto ? 'Fix the cause, then Resume: the count of failed runs starts again.' : 'Resume to sync it again.'}</span></dd>`;
 }
 
 function sourceActions(source: SourceView, props: SyncPageProps): SafeHtml {
@@ -133,7 +143,7 @@ function runsTable(runs: readonly RunView[], now: Date): SafeHtml {
   return html`<table class="runs"><thead><tr><th>#</th><th>source</th><th>trigger</th><th>status</th><th>started</th><th>took</th><th class="num">created</th><th class="num">updated</th><th class="num">unchanged</th><th class="num">failed</th><th>error</th></tr></thead>
 <tbody>${runs.map(
     (r) =>
-      html`<tr data-run="${r.id}" title="${perKind(r)}"><td>${r.id}</td><td>${r.sourceId}</td><td>${r.trigger}${r.dryRun ? ' (dry run)' : ''}</td><td>${badge(r.status)}</td><td>${when(r.startedAt, now)}</td><td>${duration(r.durationMs)}</td>${cell(r.totals.created, 'created')}${cell(r.totals.updated, 'updated')}${cell(r.totals.unchanged, 'unchanged')}${cell(r.totals.failed, 'failed')}<td class="error">${r.error ?? ''}</td></tr>`,
+      html`<tr data-run="${r.id}" title="${perKind(r)}"><td><a href="/runs/${r.id}">${r.id}</a></td><td><a href="/sources/${encodeURIComponent(r.sourceId)}">${r.sourceId}</a></td><td>${r.trigger}${r.dryRun ? ' (dry run)' : ''}</td><td>${runBadge(r)}</td><td>${when(r.startedAt, now)}</td><td>${duration(r.durationMs)}</td>${cell(r.totals.created, 'created')}${cell(r.totals.updated, 'updated')}${cell(r.totals.unchanged, 'unchanged')}${cell(r.totals.failed, 'failed')}<td class="error">${r.error ?? ''}</td></tr>`,
   )}</tbody></table>`;
 }
 
@@ -154,7 +164,7 @@ function failureRow(f: FailureView, now: Date): SafeHtml {
     .filter(Boolean)
     .join(', ');
   const code = [f.status === null ? null : String(f.status), f.apiCode].filter(Boolean).join(' ');
-  return html`<tr data-failure="${f.id}" data-key="${f.sourceKey}"><td>${f.sourceId}</td><td>${KIND_LABEL[f.kind] ?? f.kind}</td><td><code>${f.sourceKey}</code></td><td>${f.stage}</td><td><code>${code}</code></td><td class="message">${f.message}</td><td class="muted">${where}</td><td class="num">${f.attempts}${f.retryable ? html` <span class="tag" title="retried automatically">retryable</span>` : ''}</td><td>${when(f.lastFailedAt, now)}</td><td>${
+  return html`<tr data-failure="${f.id}" data-key="${f.sourceKey}"><td>${f.sourceId}</td><td>${KIND_LABEL[f.kind] ?? f.kind}</td><td><a href="/records?${new URLSearchParams({ source: f.sourceId, q: f.sourceKey }).toString()}"><code>${f.sourceKey}</code></a></td><td>${f.stage}</td><td><code>${code}</code></td><td class="message">${f.message}</td><td class="muted">${where}</td><td class="num">${f.attempts}${f.retryable ? html` <span class="tag" title="retried automatically">retryable</span>` : ''}</td><td>${when(f.lastFailedAt, now)}</td><td>${
     f.payload === null
       ? html`<span class="muted">none</span>`
       : html`<details id="payload-${f.id}"><summary>show</summary><pre>${prettyJson(f.payload)}</pre></details>`

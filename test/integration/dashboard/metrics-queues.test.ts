@@ -97,6 +97,7 @@ describe('dashboard metrics and bull-board (real Redis)', () => {
           failures: [],
           abandoned: [],
           warnings: [],
+          skipped: [],
         },
       ],
       retryFailures: async () => ({ summary: null, needData: 0 }),

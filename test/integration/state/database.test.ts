@@ -13,6 +13,8 @@ const TABLES = [
   'failures',
   'pending_writes',
   'record_map',
+  'run_logs',
+  'run_records',
   'runs',
   'sources',
 ];

@@ -25,6 +25,7 @@ import type {
   RemoteTag,
   SyncApi,
   SyncState,
+  TouchedRecord,
   Write,
 } from '../../../src/sync/ports.js';
 
@@ -516,7 +517,8 @@ export class FakeState implements SyncState {
           (f) =>
             (!filter.sourceId || f.sourceId === filter.sourceId) &&
             (!filter.kind || f.kind === filter.kind) &&
-            (!filter.sourceKeys || filter.sourceKeys.includes(f.sourceKey)),
+            (!filter.sourceKeys || filter.sourceKeys.includes(f.sourceKey)) &&
+            (!filter.ids || filter.ids.includes(f.id)),
         ),
       ),
   };
@@ -537,6 +539,24 @@ export class FakeState implements SyncState {
   };
 
   readonly cursors: SyncState['cursors'] = { reset: async () => [] };
+
+  /** What each run did to its records, with the API id the record map held once its batch was over. */
+  readonly runRecordRows: Array<TouchedRecord & { runId: string; apiId: string | null }> = [];
+  /** How many writes `runRecords.record` took (one per engine batch that touched a record). */
+  runRecordWrites = 0;
+
+  readonly runRecords: SyncState['runRecords'] = {
+    record: (runId, sourceId, records) =>
+      this.#call('runRecords.record', () => {
+        this.runRecordWrites++;
+        for (const r of records)
+          this.runRecordRows.push({
+            ...r,
+            runId,
+            apiId: this.rows.get(mapKey(sourceId, r.kind, r.sourceKey))?.apiId ?? null,
+          });
+      }),
+  };
 
   /** What the record map holds of a record. */
   mapped(sourceId: string, kind: RecordKind, key: string): (MappedRecord & { kind: RecordKind }) | undefined {

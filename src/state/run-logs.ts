@@ -1,0 +1,87 @@
+import { sql } from 'kysely';
+import type { StateDb } from './database.js';
+
+/** One log line of a run, as `run_logs` keeps it. */
+export interface RunLogLine {
+  runId: string;
+  at: Date;
+  /** pino's level label (`info`, `warn`, ...). */
+  level: string;
+  msg: string;
+  /** The line's other fields (bindings and the object logged), redacted like every line. */
+  fields: Record<string, unknown> | null;
+}
+
+/** How much of the run log is kept. */
+export interface RunLogRetention {
+  /** Logs of runs that started longer ago than this are deleted. */
+  keepDays: number;
+  /** Only the logs of this many latest runs (of all sources) are kept. */
+  keepRuns: number;
+}
+
+export const DEFAULT_RUN_LOG_RETENTION: RunLogRetention = { keepDays: 14, keepRuns: 500 };
+
+/** Rows of one insert: 6 values each, far below Postgres' 65,535 parameters. */
+const CHUNK = 1_000;
+
+/**
+ * The log lines of runs (`run_logs`), filled by `RunLogSink` and read by the run's page. Bounded
+ * twice: the sink keeps at most a fixed number of lines per run, and `prune` deletes the logs of
+ * runs that are too old or beyond the latest `keepRuns`.
+ */
+export class RunLogsRepository {
+  constructor(private readonly db: StateDb) {}
+
+  async insertMany(lines: readonly RunLogLine[]): Promise<void> {
+    for (let i = 0; i < lines.length; i += CHUNK) {
+      await this.db
+        .insertInto('run_logs')
+        .values(
+          lines.slice(i, i + CHUNK).map((l) => ({
+            run_id: l.runId,
+            at: l.at,
+            level: l.level,
+            msg: l.msg,
+            fields: l.fields === null ? null : JSON.stringify(l.fields),
+          })),
+        )
+        .execute();
+    }
+  }
+
+  /** The lines of a run in the order they were written (at most `limit`). */
+  async ofRun(runId: string, limit = 1_000): Promise<RunLogLine[]> {
+    const rows = await this.db
+      .selectFrom('run_logs')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      runId: String(r.run_id),
+      at: r.at,
+      level: r.level,
+      msg: r.msg,
+      fields: r.fields,
+    }));
+  }
+
+  /**
+   * Deletes the logs of runs beyond the latest `keepRuns` or started before `now - keepDays`;
+   * returns how many lines went. Run ids grow with time, so both bounds are one range of run ids
+   * (the index on `run_id` serves the delete).
+   */
+  async prune(retention: RunLogRetention, now: Date = new Date()): Promise<number> {
+    const cutoff = new Date(now.getTime() - retention.keepDays * 86_400_000);
+    const { rows } = await sql<{ below: string | null }>`select greatest(
+        (select id from runs order by id desc offset ${Math.max(0, retention.keepRuns)} limit 1),
+        (select max(id) from runs where started_at < ${cutoff})
+      )::text as below`.execute(this.db);
+    const below = rows[0]?.below;
+    if (below === null || below === undefined) return 0;
+    const result = await this.db.deleteFrom('run_logs').where('run_id', '<=', below).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

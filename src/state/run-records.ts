@@ -1,0 +1,112 @@
+import { sql } from 'kysely';
+import type { RecordKind } from '../domain/records.js';
+import type { RunStatus } from '../domain/sync-state.js';
+import type { StateDb } from './database.js';
+
+/** What a run did to one record, as the `run_records` table keeps it. */
+export interface TouchedRecordInput {
+  kind: RecordKind;
+  sourceKey: string;
+  outcome: 'created' | 'updated' | 'failed';
+}
+
+export interface RunRecordRow extends TouchedRecordInput {
+  id: string;
+  runId: string;
+  apiId: string | null;
+  at: Date;
+}
+
+/** A run that touched a record (the record search lists them). */
+export interface RecordRunRow {
+  runId: string;
+  outcome: TouchedRecordInput['outcome'];
+  apiId: string | null;
+  at: Date;
+  trigger: string;
+  status: RunStatus;
+  startedAt: Date;
+}
+
+/** Rows of one statement: three arrays of this many values, whatever Postgres' parameter limit. */
+const CHUNK = 5_000;
+
+/**
+ * The records each run created, updated or failed (`run_records`). A batch of the engine is one
+ * `insert … select` over three arrays (its kinds, keys and outcomes), joined with the record map
+ * for the API id each record has once the batch is over: a batch costs one statement whatever its
+ * size, and a pass that changes nothing writes nothing.
+ */
+export class RunRecordsRepository {
+  constructor(private readonly db: StateDb) {}
+
+  async record(runId: string, sourceId: string, records: readonly TouchedRecordInput[]): Promise<void> {
+    for (let i = 0; i < records.length; i += CHUNK) {
+      const chunk = records.slice(i, i + CHUNK);
+      await sql`insert into run_records (run_id, kind, source_key, outcome, api_id)
+        select ${runId}::bigint, r.kind, r.source_key, r.outcome, m.api_id
+        from unnest(${chunk.map((r) => r.kind)}::text[], ${chunk.map((r) => r.sourceKey)}::text[],
+                    ${chunk.map((r) => r.outcome)}::text[]) with ordinality as r(kind, source_key, outcome, n)
+        left join record_map m
+          on m.source_id = ${sourceId} and m.kind = r.kind and m.source_key = r.source_key
+        order by r.n`.execute(this.db);
+    }
+  }
+
+  /** The records of a run in the order they were written: a page of them, and how many in all. */
+  async ofRun(
+    runId: string,
+    page: { offset: number; limit: number; outcome?: TouchedRecordInput['outcome'] | undefined },
+  ): Promise<{ rows: RunRecordRow[]; total: number }> {
+    let query = this.db.selectFrom('run_records').where('run_id', '=', runId);
+    if (page.outcome) query = query.where('outcome', '=', page.outcome);
+    const [rows, count] = await Promise.all([
+      query.selectAll().orderBy('id').offset(page.offset).limit(page.limit).execute(),
+      query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirst(),
+    ]);
+    return {
+      rows: rows.map((r) => ({
+        id: String(r.id),
+        runId: String(r.run_id),
+        kind: r.kind,
+        sourceKey: r.source_key,
+        outcome: r.outcome,
+        apiId: r.api_id,
+        at: r.at,
+      })),
+      total: Number(count?.n ?? 0),
+    };
+  }
+
+  /** The runs of the source that touched this record, latest first. */
+  async runsOf(sourceId: string, kind: RecordKind, sourceKey: string, limit = 50): Promise<RecordRunRow[]> {
+    const rows = await this.db
+      .selectFrom('run_records as rr')
+      .innerJoin('runs', 'runs.id', 'rr.run_id')
+      .select([
+        'rr.run_id',
+        'rr.outcome',
+        'rr.api_id',
+        'rr.at',
+        'runs.trigger',
+        'runs.status',
+        'runs.started_at',
+      ])
+      .where('rr.source_key', '=', sourceKey)
+      .where('rr.kind', '=', kind)
+      .where('runs.source_id', '=', sourceId)
+      .orderBy('rr.run_id', 'desc')
+      .orderBy('rr.id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      runId: String(r.run_id),
+      outcome: r.outcome,
+      apiId: r.api_id,
+      at: r.at,
+      trigger: r.trigger,
+      status: r.status,
+      startedAt: r.started_at,
+    }));
+  }
+}
