@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { messageOf } from '../domain/errors.js';
+import { settlesWithin } from '../domain/settle.js';
 import { type AlertEvent, throttleOf } from './events.js';
 import type { AlertSink, AlertThrottle, AlertTransport } from './ports.js';
 import { type AlertTarget, wants, withoutUrl } from './targets.js';
@@ -58,7 +59,7 @@ export class Alerts implements AlertSink {
   async close(limitMs: number): Promise<void> {
     this.#closed = true;
     const started = Date.now();
-    await waitAtMost(Promise.allSettled([...this.#pending]), limitMs);
+    await settlesWithin(Promise.allSettled([...this.#pending]), limitMs);
     await this.props.transport.close(Math.max(0, limitMs - (Date.now() - started))).catch(() => undefined);
   }
 
@@ -120,24 +121,5 @@ export class MemoryAlertThrottle implements AlertThrottle {
     if ((this.#until.get(key) ?? 0) > now) return false;
     this.#until.set(key, now + windowMs);
     return true;
-  }
-}
-
-/** Resolves when `promise` settles or after `ms`, whichever comes first. */
-export async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([
-      promise.then(
-        () => true,
-        () => true,
-      ),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { AlertsConfig } from '../config/schema.js';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { messageOf } from '../domain/errors.js';
-import { waitAtMost } from './alerts.js';
+import { settlesWithin } from '../domain/settle.js';
 import { autoPauseReason, newFailuresEvent, runFailedEvent, sourcePausedEvent } from './events.js';
 import type { AlertSink, SourceHealthStore } from './ports.js';
 
@@ -84,7 +84,7 @@ export class PassWatch {
     const done = work().catch((error: unknown) =>
       this.props.logger.warn({ sourceId, err: messageOf(error) }, `after the pass: cannot ${what}`),
     );
-    if (!(await waitAtMost(done, limitMs)))
+    if (!(await settlesWithin(done, limitMs)))
       this.props.logger.warn(
         { sourceId, limitMs },
         `after the pass: no time to ${what} (the state DB is slow)`,

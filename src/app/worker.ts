@@ -4,6 +4,7 @@ import { type LoadedConfig, requireSources } from '../config/load.js';
 import { resolveCredentials } from '../dashboard/credentials.js';
 import type { RunningDashboard } from '../dashboard/server.js';
 import { AppError } from '../domain/errors.js';
+import { settlesWithin } from '../domain/settle.js';
 import { BullAlertQueue } from '../jobs/alert-queue.js';
 import { closeAlertWorker, startAlertWorker } from '../jobs/alert-worker.js';
 import { BullSyncQueues } from '../jobs/queues.js';
@@ -11,7 +12,7 @@ import { openQueueConnection, waitForRedis, warnUnlessNoEviction } from '../jobs
 import { SourceSchedules } from '../jobs/schedules.js';
 import { SourceLock } from '../jobs/source-lock.js';
 import { createSyncProcessor } from '../jobs/sync-processor.js';
-import { closeSyncWorker, settlesWithin, startSyncWorker } from '../jobs/sync-worker.js';
+import { closeSyncWorker, startSyncWorker } from '../jobs/sync-worker.js';
 import { type WorkerSettings, workerSettingsOf } from '../jobs/worker-settings.js';
 import { createLogger } from '../logging/logger.js';
 import { SyncMetrics } from '../metrics/sync-metrics.js';

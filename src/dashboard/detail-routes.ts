@@ -82,8 +82,8 @@ export function registerDetailRoutes(app: FastifyInstance, props: DetailRoutesPr
       const now = clock.now();
       const runsAt = pageParam(request.query.page);
       const failuresAt = pageParam(request.query.fpage);
-      const [paused, running, records, runs, open, openByKind, history, cursors, files] = await Promise.all([
-        props.paused.isPaused(id),
+      const [pauses, running, records, runs, open, openByKind, history, cursors, files] = await Promise.all([
+        props.paused.list(),
         status.runningRuns(),
         status.recordCounts(),
         details.runsOf(id, { offset: (runsAt - 1) * RUNS_PER_PAGE, limit: RUNS_PER_PAGE }),
@@ -93,6 +93,8 @@ export function registerDetailRoutes(app: FastifyInstance, props: DetailRoutesPr
         status.cursors(),
         config.type === 'csv' ? details.dropFiles(id, 20) : Promise.resolve([]),
       ]);
+      const pause = pauses.get(id) ?? null;
+      const paused = pause !== null;
       const active = running.get(id);
       const stale = await status.staleRuns([
         ...(active ? [active.id] : []),
@@ -111,6 +113,7 @@ export function registerDetailRoutes(app: FastifyInstance, props: DetailRoutesPr
             ? 'no queues: start the worker (REDIS_URL) to run actions'
             : 'paused: resume it first',
           paused,
+          pause,
           schedule: config.schedule ? scheduleView(config.schedule, now) : null,
           running: active && !stale.has(active.id) ? runView(active, clock, stale) : null,
           records: records.get(id) ?? { account: 0, invoice: 0, creditNote: 0 },

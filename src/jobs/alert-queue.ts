@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AlertEvent } from '../alerts/events.js';
 import type { AlertThrottle, AlertTransport } from '../alerts/ports.js';
 import type { AlertTarget } from '../alerts/targets.js';
-import { settlesWithin } from './sync-worker.js';
+import { settlesWithin } from '../domain/settle.js';
 
 /** The queue of the alerts: one job per alert and target, delivered by `startAlertWorker`. */
 export const ALERT_QUEUE = 'alerts';

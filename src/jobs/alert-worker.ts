@@ -5,8 +5,8 @@ import type { Logger } from 'pino';
 import { deliverAlert } from '../alerts/delivery.js';
 import type { AlertTarget } from '../alerts/targets.js';
 import { isRetryable, messageOf } from '../domain/errors.js';
+import { settlesWithin } from '../domain/settle.js';
 import { ALERT_QUEUE, type AlertJob } from './alert-queue.js';
-import { settlesWithin } from './sync-worker.js';
 
 export type AlertWorker = Worker<AlertJob, void, string>;
 

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { settlesWithin } from '../domain/settle.js';
 import { SYNC_QUEUE, type SyncJobName } from './job-keys.js';
 import type { createSyncProcessor } from './sync-processor.js';
 import type { SyncJob, SyncJobResult } from './types.js';
@@ -87,23 +88,4 @@ export async function closeSyncWorker(worker: SyncWorker, limitMs: number, logge
   }
   await settlesWithin(worker.close(), 5000);
   return true;
-}
-
-/** Whether `promise` settles within `ms` (its rejection counts as settled). */
-export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([
-      promise.then(
-        () => true,
-        () => true,
-      ),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -11,6 +11,7 @@ import { type RunningWorkerDaemon, startWorker } from '../../src/app/worker.js';
 import { type LoadedConfig, loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { FolderMigrationProvider, openStateDatabase, type StateDatabase } from '../../src/state/database.js';
+import { PausedSources } from '../../src/state/paused-sources.js';
 import { runCli } from '../support/cli.js';
 import {
   ACCOUNT_HEADER,
@@ -437,5 +438,30 @@ describe('the dashboard pages in a browser', () => {
     }
     expect((await fetch(`${url}/sources/erp-csv/failures.csv?kind=invoice`)).status).toBe(401);
     expect(await page.goto(`${url}/runs/999999`).then((r) => r?.status())).toBe(404);
+  });
+
+  it('when a source was paused automatically, then its page says why with Resume, and Resume starts it again', async () => {
+    const paused = new PausedSources(state.db);
+    const reason = 'paused automatically after 3 failed runs: the API at http://127.0.0.1:9 is unreachable';
+    expect(await paused.pauseAutomatically('erp-csv', reason)).toBe(true);
+    await page.goto(`${url}/sources/erp-csv`);
+    expect(await page.locator('h1 [data-field="state"]').textContent()).toContain('paused');
+    expect(await page.locator('#pause').getAttribute('data-paused-by')).toBe('auto');
+    expect(await page.locator('#pause [data-field="pause-reason"]').textContent()).toBe(reason);
+    expect(await page.locator('[data-field="next-run"]').textContent()).toBe('none while paused');
+    await shot('dashboard-source-paused');
+    // The sync page's card says it too.
+    await page.goto(url);
+    expect(await page.locator('[data-source="erp-csv"] [data-field="pause-reason"]').textContent()).toBe(
+      reason,
+    );
+
+    await page.goto(`${url}/sources/erp-csv`);
+    await page.locator('#pause').getByRole('button', { name: 'Resume' }).click();
+    await page.waitForURL((target) => !target.pathname.startsWith('/sources/'));
+    expect(await paused.isPaused('erp-csv')).toBe(false);
+    await page.goto(`${url}/sources/erp-csv`);
+    expect(await page.locator('#pause').count()).toBe(0);
+    expect(await page.locator('h1 [data-field="state"]').textContent()).not.toContain('paused');
   });
 });

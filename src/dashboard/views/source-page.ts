@@ -2,6 +2,7 @@ import type { SourceConfig } from '../../config/schema.js';
 import type { RecordKind } from '../../domain/records.js';
 import type { DropFileView } from '../../state/detail-queries.js';
 import type { FailureHistoryRow } from '../../state/failure-queries.js';
+import type { SourcePause } from '../../state/paused-sources.js';
 import type { CursorRecord } from '../../state/status-queries.js';
 import type { ScheduleView } from '../schedule-words.js';
 import type { RunView } from '../status.js';
@@ -19,6 +20,8 @@ export interface SourcePageProps {
   /** Why queue actions are off, when they are. */
   whyNot: string;
   paused: boolean;
+  /** Why it is paused, by whom, since when (null: not paused). */
+  pause: SourcePause | null;
   schedule: ScheduleView | null;
   running: RunView | null;
   records: Record<RecordKind, number>;
@@ -38,6 +41,19 @@ export interface SourcePageProps {
 
 const KINDS: readonly RecordKind[] = ['account', 'invoice', 'creditNote'];
 
+/** A paused source: why (an automatic pause names its failed runs and the last error), and Resume. */
+function pauseCard(p: SourcePageProps): SafeHtml | '' {
+  if (!p.pause) return '';
+  const auto = p.pause.by === 'auto';
+  const resume = `/actions/sources/${encodeURIComponent(p.config.id)}/resume`;
+  return html`<section id="pause" class="card" data-paused-by="${p.pause.by}">
+  <h2>${auto ? 'Paused automatically' : 'Paused'}</h2>
+  <p><span${auto ? html` class="bad"` : ''} data-field="pause-reason">${p.pause.reason ?? 'paused'}</span>${p.pause.at ? html` · ${when(p.pause.at.toISOString(), p.now)}` : ''}</p>
+  <p class="muted small">${auto ? 'Schedules, file polling and actions are stopped. Fix the cause, then Resume: the count of failed runs starts again.' : 'Schedules, file polling and actions are stopped until it is resumed.'}</p>
+  <form method="post" action="${resume}" class="inline"><input type="hidden" name="_csrf" value="${p.csrfToken}"><button type="submit" name="action" value="resume" class="primary">Resume</button></form>
+</section>`;
+}
+
 /** `/sources/:id`: what the source is, when it runs, what it did, what failed, and its files. */
 export function sourcePage(p: SourcePageProps): SafeHtml {
   const id = p.config.id;
@@ -47,6 +63,7 @@ export function sourcePage(p: SourcePageProps): SafeHtml {
   const state = p.running ? badge('running') : p.paused ? badge('paused') : badge('active');
   return html`<p class="crumbs"><a href="/">Sync</a> › source</p>
 <h1 data-source-page="${id}">${id} <span class="tag">${p.config.type}</span> <span data-field="state">${state}</span></h1>
+${pauseCard(p)}
 <p class="links"><a href="${recordHref(id, '')}">Search its records</a>${p.hasQueues ? html` · <a href="/queues/queue/sync">Its jobs in bull-board</a>` : ''}</p>
 <section id="config" class="card">
   <h2>Configuration</h2>
