@@ -3,13 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Migrator } from 'kysely/migration';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSyncRuntime, syncServiceOf } from '../../src/app/runtime.js';
 import { type RunningWorkerDaemon, startWorker } from '../../src/app/worker.js';
 import { type LoadedConfig, loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { FolderMigrationProvider, openStateDatabase } from '../../src/state/database.js';
+import { launchChromium, signIn } from '../support/browser.js';
 import {
   ACCOUNT_HEADER,
   accountRow,
@@ -21,7 +22,6 @@ import {
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const USER = 'ops';
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 const SCREENSHOT = join(tmpdir(), 'receivables-sync-dashboard.png');
@@ -103,19 +103,7 @@ describe('the dashboard in a browser', () => {
       settings: { prefix: `test-dash-e2e-${randomBytes(4).toString('hex')}`, attempts: 1 },
     });
     url = daemon.dashboard!.url;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
@@ -135,9 +123,7 @@ describe('the dashboard in a browser', () => {
     try {
       const first = await page.goto(url);
       expect(first?.status()).toBe(401);
-      await page.getByLabel('User').fill(USER);
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signIn(page, url, USER, PASSWORD);
 
       const source = page.locator('[data-source="erp-csv"]');
       await source.waitFor();
@@ -184,10 +170,7 @@ describe('the dashboard in a browser', () => {
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     const page = await context.newPage();
     try {
-      await page.goto(url);
-      await page.getByLabel('User').fill(USER);
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signIn(page, url, USER, PASSWORD);
       await page.getByRole('button', { name: 'Test connection' }).click();
       await page.locator('#connection-test').waitFor();
       expect(await page.locator('[data-field="verdict"]').textContent()).toBe(

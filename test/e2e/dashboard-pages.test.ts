@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { Migrator } from 'kysely/migration';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSyncRuntime, syncServiceOf } from '../../src/app/runtime.js';
 import { type RunningWorkerDaemon, startWorker } from '../../src/app/worker.js';
@@ -12,6 +12,7 @@ import { type LoadedConfig, loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { FolderMigrationProvider, openStateDatabase, type StateDatabase } from '../../src/state/database.js';
 import { PausedSources } from '../../src/state/paused-sources.js';
+import { launchChromium, signIn } from '../support/browser.js';
 import { runCli } from '../support/cli.js';
 import {
   ACCOUNT_HEADER,
@@ -24,7 +25,6 @@ import {
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const USER = 'ops';
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 /** `npm run screenshots`: each page is saved into docs/images/ for docs/dashboard.md. */
@@ -125,22 +125,10 @@ describe('the dashboard pages in a browser', () => {
       .executeTakeFirstOrThrow();
     staleRunId = String(id);
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-      ],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
     page = await context.newPage();
-    await page.goto(url);
-    await page.getByLabel('User').fill(USER);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, url, USER, PASSWORD);
     await page.locator('[data-source="erp-csv"]').waitFor();
   }, 90_000);
 

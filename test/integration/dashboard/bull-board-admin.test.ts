@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Redis } from 'ioredis';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningDashboard, startDashboard } from '../../../src/dashboard/server.js';
 import { ManualClock } from '../../../src/domain/clock.js';
 import { BullSyncQueues } from '../../../src/jobs/queues.js';
 import { openQueueConnection } from '../../../src/jobs/redis-connection.js';
+import { CHROMIUM, launchChromium } from '../../support/browser.js';
 import { CREDENTIALS, openTestState, SOURCES, silentLogger } from './dashboard-support.js';
 
 type State = Awaited<ReturnType<typeof openTestState>>;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** A signed-in browser: its session cookie, the page's CSRF token and the origin it sends. */
 interface Browser {
@@ -222,10 +222,7 @@ describe('bull-board queue administration (real HTTP, real Redis)', () => {
   describe.skipIf(!existsSync(CHROMIUM))("in bull-board's own UI (Chromium)", () => {
     /** Signs in with the form, opens the sync queue in bull-board, returns what its menus offer. */
     async function openQueuePage(origin: string, run: (page: Page, menuItems: string[]) => Promise<void>) {
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox'],
-      });
+      const browser = await launchChromium();
       try {
         const page = await browser.newPage();
         await page.goto(`${origin}/login`);
