@@ -1,3 +1,4 @@
+import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { resolveAlertTargets } from '../alerts/targets.js';
 import { type LoadedConfig, requireSources } from '../config/load.js';
@@ -188,6 +189,8 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
 
     const queues = new BullSyncQueues({ connection, settings, logger });
     closers.push({ name: 'queues', close: () => queues.close() });
+    // The alerts' queue shows next to the sync queue (bull-board, /metrics, the sync page).
+    if (alertQueue) queues.show(alertQueue.queue as unknown as Queue);
 
     const { metrics } = props;
     metrics.watch({

@@ -25,7 +25,8 @@ export interface BullSyncQueuesProps {
  */
 export class BullSyncQueues implements SyncQueues {
   readonly queue: SyncQueue;
-  readonly queues: readonly Queue[];
+  /** Every queue of the worker, for bull-board and the metrics: the sync queue first, then `show`n ones. */
+  readonly queues: Queue[];
   readonly #logger: Logger;
 
   constructor(props: BullSyncQueuesProps) {
@@ -45,6 +46,11 @@ export class BullSyncQueues implements SyncQueues {
     // an 'error' event would end the process.
     this.queue.on('error', (error) => this.#logger.debug({ err: error.message }, 'queue error'));
     this.queues = [this.queue as unknown as Queue];
+  }
+
+  /** Shows another queue of the worker (the alerts') next to the sync queue: bull-board, metrics, status. */
+  show(queue: Queue): void {
+    if (!this.queues.includes(queue)) this.queues.push(queue);
   }
 
   enqueueSourceSync(

@@ -164,6 +164,13 @@ alerts:
     expect(receiver.requests.filter((r) => r.path.startsWith('/chat/')).map((r) => r.answered)).toEqual([
       500, 200,
     ]);
+    // The alerts' queue shows next to the sync queue: /metrics and bull-board.
+    const metrics = await (await page('/metrics')).text();
+    expect(metrics).toMatch(/receivables_sync_queue_jobs\{queue="alerts",state="completed"\} [1-9]/);
+    const board = await (
+      await page('/queues/api/queues?activeQueue=alerts&status=latest&page=1&jobsPerPage=10')
+    ).json();
+    expect((board as { queues: Array<{ name: string }> }).queues.map((q) => q.name)).toContain('alerts');
   });
 
   it('when a source fails 3 passes in a row, then run.failed is told once, the source is paused automatically and source.paused told once', async () => {
