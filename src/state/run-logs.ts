@@ -18,9 +18,18 @@ export interface RunLogRetention {
   keepDays: number;
   /** Only the logs of this many latest runs (of all sources) are kept. */
   keepRuns: number;
+  /**
+   * The records runs touched (`run_records`: a record's page lists its runs) of runs that started
+   * longer ago than this are deleted too. Default 90.
+   */
+  keepRecordsDays?: number;
 }
 
-export const DEFAULT_RUN_LOG_RETENTION: RunLogRetention = { keepDays: 14, keepRuns: 500 };
+export const DEFAULT_RUN_LOG_RETENTION: RunLogRetention = {
+  keepDays: 14,
+  keepRuns: 500,
+  keepRecordsDays: 90,
+};
 
 /** Rows of one insert: 6 values each, far below Postgres' 65,535 parameters. */
 const CHUNK = 1_000;
@@ -69,11 +78,20 @@ export class RunLogsRepository {
   }
 
   /**
-   * Deletes the logs of runs beyond the latest `keepRuns` or started before `now - keepDays`;
-   * returns how many lines went. Run ids grow with time, so both bounds are one range of run ids
-   * (the index on `run_id` serves the delete).
+   * Deletes the logs of runs beyond the latest `keepRuns` or started before `now - keepDays`, and
+   * the touched records of runs started before `now - keepRecordsDays`; returns how many log lines
+   * went. Run ids grow with time, so each bound is one range of run ids (the indexes on `run_id`
+   * serve the deletes).
    */
   async prune(retention: RunLogRetention, now: Date = new Date()): Promise<number> {
+    const recordsCutoff = new Date(now.getTime() - (retention.keepRecordsDays ?? 90) * 86_400_000);
+    const old = await this.db
+      .selectFrom('runs')
+      .select((eb) => eb.fn.max('id').as('below'))
+      .where('started_at', '<', recordsCutoff)
+      .executeTakeFirst();
+    if (old?.below !== null && old?.below !== undefined)
+      await this.db.deleteFrom('run_records').where('run_id', '<=', String(old.below)).execute();
     const cutoff = new Date(now.getTime() - retention.keepDays * 86_400_000);
     const { rows } = await sql<{ below: string | null }>`select greatest(
         (select id from runs order by id desc offset ${Math.max(0, retention.keepRuns)} limit 1),

@@ -181,6 +181,26 @@ describe.each(['postgres', 'embedded'] as const)('run history in the %s state DB
     expect((await logs.ofRun(ids[3]!)).length).toBe(0);
   });
 
+  it('when runs are older than the days their touched records are kept, then those go, and the newer ones stay', async () => {
+    const runs = new RunsRepository(state.db);
+    const logs = new RunLogsRepository(state.db);
+    const touched = new RunRecordsRepository(state.db);
+    const id = await runs.start('src-prune-records', 'once', false);
+    await runs.finish(id, 'succeeded', {});
+    await touched.record(id, 'src-prune-records', [{ kind: 'account', sourceKey: 'A1', outcome: 'created' }]);
+    const count = async () => (await touched.ofRun(id, { offset: 0, limit: 10 })).total;
+    await logs.prune(
+      { keepDays: 14, keepRuns: 500, keepRecordsDays: 90 },
+      new Date(Date.now() + 30 * 86_400_000),
+    );
+    expect(await count()).toBe(1);
+    await logs.prune(
+      { keepDays: 14, keepRuns: 500, keepRecordsDays: 90 },
+      new Date(Date.now() + 91 * 86_400_000),
+    );
+    expect(await count()).toBe(0);
+  });
+
   it('when failures are dismissed, then they no longer count as open and stay in the history with who and why; failing again opens a new one', async () => {
     const failures = new FailuresRepository(state.db);
     await failures.recordMany([
