@@ -3,6 +3,7 @@ import { access, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
+import { resolveAlertTargets } from '../alerts/targets.js';
 import { apiBaseOf, discover } from '../api/auth/discovery.js';
 import { createTokenProvider } from '../api/auth/token-provider-factory.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -51,6 +52,7 @@ export async function runDoctor(loaded: LoadedConfig, options: DoctorOptions = {
   const checks: DoctorCheck[] = [];
   const sources = config.sources.filter((s) => !options.sourceId || s.id === options.sourceId);
   checks.push(configCheck(loaded, sources.length, options.sourceId));
+  checks.push(alertsCheck(loaded));
   checks.push(await stateCheck(loaded));
   checks.push(await redisCheck(config.queue.redisUrl));
   const baseUrl = config.api.baseUrl?.replace(/\/+$/, '');
@@ -82,6 +84,22 @@ function configCheck(loaded: LoadedConfig, sources: number, sourceId: string | u
   if (loaded.config.sources.length === 0)
     return fail('config', `${from}; no source is configured: add a \`sources:\` entry (README, "Sources")`);
   return ok('config', `${from}; ${loaded.config.sources.length} source(s)`);
+}
+
+/** The alert targets' URLs are set (`sync` and `worker` refuse to start otherwise); none is called. */
+function alertsCheck(loaded: LoadedConfig): DoctorCheck {
+  const configured = loaded.config.alerts.targets;
+  if (configured.length === 0)
+    return ok('alerts', 'no alert target (alerts.targets): nobody is told of failures');
+  try {
+    const targets = resolveAlertTargets(loaded.config.alerts, loaded.env);
+    return ok(
+      'alerts',
+      `${targets.map((t) => `${t.id} (${t.type})`).join(', ')}: URLs set (not called: doctor sends nothing)`,
+    );
+  } catch (error) {
+    return fail('alerts', messageOf(error));
+  }
 }
 
 async function stateCheck(loaded: LoadedConfig): Promise<DoctorCheck> {

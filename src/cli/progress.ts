@@ -104,6 +104,8 @@ export class ProgressLine {
     if (!snapshot) return;
     this.#last = now;
     const line = progressText(snapshot);
-    this.#props.stream.write(`${ERASE_LINE}${line.slice(0, (this.#props.stream.columns ?? 120) - 1)}`);
+    // A terminal whose size is unknown says 0 columns (`script`, some CI consoles): then 120.
+    const columns = this.#props.stream.columns || 120;
+    this.#props.stream.write(`${ERASE_LINE}${line.slice(0, columns - 1)}`);
   }
 }

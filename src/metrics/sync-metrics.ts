@@ -162,7 +162,7 @@ export class SyncMetrics {
     });
     new Gauge({
       name: `${PREFIX}last_success_timestamp_seconds`,
-      help: 'Unix time of the last successful pass of each source',
+      help: 'Unix time of the last pass of each source that ran to its end (succeeded, or partial: some rows refused); 0: never',
       labelNames: ['source'],
       registers,
       async collect() {

@@ -69,12 +69,13 @@ export class StatusQueries {
     return bySource;
   }
 
-  /** When each source last had a fully successful pass. */
+  /** When each source last had a pass that ran to its end (succeeded, or partial: some rows refused). */
   async lastSuccesses(): Promise<Array<{ sourceId: string; at: Date }>> {
     const rows = await this.db
       .selectFrom('runs')
       .select(['source_id', (eb) => eb.fn.max('finished_at').as('at')])
-      .where('status', '=', 'succeeded')
+      // A partial pass ran to its end too (some rows refused: those are failures, alerted apart).
+      .where('status', 'in', ['succeeded', 'partial'])
       .where('dry_run', '=', false)
       .groupBy('source_id')
       .execute();

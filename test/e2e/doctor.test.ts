@@ -67,6 +67,7 @@ describe('doctor', () => {
     expect(result.report.ok).toBe(true);
     expect(result.report.checks.map((c) => c.name)).toEqual([
       'config',
+      'alerts',
       'state DB',
       'redis',
       'api',
@@ -126,6 +127,30 @@ describe('doctor', () => {
       expect(result.report.checks.filter((c) => c.status === 'fail').map((c) => c.name)).toEqual([name]);
     },
   );
+
+  it("when an alert target's URL variable is unset, then the alerts check names the variable (sync would refuse to start), and exit 1", async () => {
+    const alerting = syncEnv(
+      sandbox,
+      'postgres',
+      'alerts:\n  targets:\n    - { id: ops-hook, type: webhook, urlEnv: TEST_ALERTS_HOOK_URL }\n',
+    );
+    try {
+      const unset = await doctor({ TEST_ALERTS_HOOK_URL: '' }, [], alerting);
+      expect(unset.code).toBe(1);
+      expect(unset.check('alerts')).toMatchObject({
+        status: 'fail',
+        detail: expect.stringContaining('alerts.targets.ops-hook: TEST_ALERTS_HOOK_URL is not set'),
+      });
+      const set = await doctor({ TEST_ALERTS_HOOK_URL: 'https://hooks.example/secret-path' }, [], alerting);
+      expect(set.check('alerts')).toMatchObject({
+        status: 'ok',
+        detail: expect.stringContaining('ops-hook (webhook)'),
+      });
+      expect(set.stdout + set.stderr).not.toContain('secret-path');
+    } finally {
+      await alerting.cleanup();
+    }
+  });
 
   it('when --trace-http is given, then its requests are in the HAR file, the token redacted', async () => {
     const har = join(env.dir, 'doctor.har');

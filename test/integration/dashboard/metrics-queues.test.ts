@@ -143,6 +143,17 @@ describe('dashboard metrics and bull-board (real Redis)', () => {
     expect(text).toContain('receivables_sync_api_rate_limited_total 1');
   });
 
+  it('when a source only ever finished partial passes, then it still has a last success (its refused rows are alerted apart); a failed pass never counts', async () => {
+    const runs = new RunsRepository(state.db);
+    const partial = await runs.start('always-partial', 'schedule', false);
+    await runs.finish(partial, 'partial', {});
+    const failed = await runs.start('never-runs', 'schedule', false);
+    await runs.finish(failed, 'failed', {}, 'the API is unreachable');
+    const last = await lastSuccessfulRuns(state.db)();
+    expect(last.map((l) => l.sourceId)).toContain('always-partial');
+    expect(last.map((l) => l.sourceId)).not.toContain('never-runs');
+  });
+
   it('when no pass has run yet, then every series declared has a sample, at 0, for each configured source', async () => {
     const own = new SyncMetrics({ sourceIds: ['erp-csv', 'billing-db'], lastSuccess: async () => [] });
     const text = (await own.text()).body;

@@ -3,9 +3,9 @@ import { emptyLimiterStats, type RateLimiterStats } from '../../../src/api/rate-
 import { ProgressLine } from '../../../src/cli/progress.js';
 
 /** A stream that says it is (or is not) a terminal and keeps what is drawn. */
-function screen(isTTY: boolean) {
+function screen(isTTY: boolean, columns = 200) {
   const writes: string[] = [];
-  const stream = { isTTY, columns: 200, write: (s: string) => writes.push(s) > 0 };
+  const stream = { isTTY, columns, write: (s: string) => writes.push(s) > 0 };
   const lastLine = () => (writes.at(-1) ?? '').replace('\r\x1b[2K', '');
   return { writes, lastLine, stream: stream as unknown as NodeJS.WriteStream };
 }
@@ -44,6 +44,17 @@ describe('ProgressLine', () => {
     expect(out.lastLine()).toBe(
       'accounts.csv: 500 of ~1,300 rows read, 0 done, 0 failed | waiting for the rate limit, resumes in 12 s | ETA ~4 min',
     );
+    progress.finish();
+  });
+
+  it('when the terminal does not tell its width (0 columns, as under `script`), then the line is not cut', () => {
+    let now = 0;
+    const out = screen(true, 0);
+    const progress = new ProgressLine({ stream: out.stream, now: () => (now += 1000) });
+    progress.onEvent({ type: 'unit', name: 'accounts.csv', expectedRecords: 3 });
+    progress.onEvent({ type: 'records', read: 3, rejected: 0 });
+    progress.onEvent({ type: 'outcome', kind: 'account', outcome: 'failed' });
+    expect(out.lastLine()).toBe('accounts.csv: 3 of ~3 rows read, 1 done, 1 failed');
     progress.finish();
   });
 
