@@ -82,6 +82,7 @@ export class PassReport {
   /** The unit's failures not yet handed to it (see `takeUnitFailures`). */
   #unitFailures: DownstreamFailure[] = [];
   #unitFailed = 0;
+  #unitFailedAll = 0;
   #unit = '';
 
   constructor(readonly progress: (event: ProgressEvent) => void = () => {}) {}
@@ -90,6 +91,7 @@ export class PassReport {
   startUnit(unit: UnitStart): void {
     this.#unitFailures = [];
     this.#unitFailed = 0;
+    this.#unitFailedAll = 0;
     this.#unit = unit.name;
     this.progress({ type: 'unit', ...unit });
   }
@@ -104,6 +106,11 @@ export class PassReport {
   /** How many records of the current unit failed after the source let them through. */
   get unitFailed(): number {
     return this.#unitFailed;
+  }
+
+  /** How many records of the current unit failed in all: refused by the source's checks too. */
+  get unitFailedAll(): number {
+    return this.#unitFailedAll;
   }
 
   count(kind: RecordKind, outcome: Outcome): void {
@@ -124,6 +131,7 @@ export class PassReport {
    */
   failed(kind: RecordKind, failure: DownstreamFailure, options: { downstream: boolean }): void {
     this.count(kind, 'failed');
+    this.#unitFailedAll++;
     if (this.listed.length < LISTED_FAILURES) this.listed.push({ ...failure, unit: this.#unit });
     if (options.downstream) {
       this.#unitFailures.push(failure);

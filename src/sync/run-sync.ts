@@ -98,7 +98,10 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
       }
       if (dryRun) await unit.release();
       else await unit.complete({ failures: report.takeUnitFailures() });
-      ctx.logger.info({ unit: unit.name, failed: report.unitFailed }, 'unit done');
+      ctx.logger.info(
+        { unit: unit.name, failed: report.unitFailedAll, failedAfterChecks: report.unitFailed },
+        'unit done',
+      );
     }
   } catch (error) {
     // The run says why; when the state DB is what failed, the run's row may not be writable either.

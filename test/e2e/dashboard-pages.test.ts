@@ -235,6 +235,10 @@ describe('the dashboard pages in a browser', () => {
 
     const log = page.locator('#run-log-table');
     expect(await log.locator('tr', { hasText: 'unit done' }).count()).toBe(2);
+    // The file's line counts every row of it that failed, the one its checks refused too.
+    expect(
+      await log.locator('tr', { hasText: 'unit done' }).filter({ hasText: 'invoices.csv' }).textContent(),
+    ).toContain('"failed":6');
     expect(
       await log.locator('tr[data-level="warn"]', { hasText: 'record failed' }).count(),
     ).toBeGreaterThanOrEqual(5);
