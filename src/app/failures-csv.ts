@@ -58,12 +58,14 @@ export function failuresCsv(db: StateDb, source: SourceConfig, kind: RecordKind)
           break;
         }
     const columns = CSV_COLUMNS[stream].map((c) => c.name).filter((c) => c !== 'paidAmount' || withPaid);
-    yield csvLine([...REPORT_COLUMNS, ...columns]);
+    // errors.file: the failures of several drops share one download, and their line numbers are the files'.
+    yield csvLine(['errors.file', ...REPORT_COLUMNS, ...columns]);
     for await (const page of pages())
       for (const failure of page) {
         const row = rowOf(failure, mapping, stream, dropDirs);
         const reason = failure.apiCode ? `${failure.message} [${failure.apiCode}]` : failure.message;
         yield csvLine([
+          failure.file ?? '',
           failure.line === null ? '' : String(failure.line),
           failure.column ?? '',
           reason,

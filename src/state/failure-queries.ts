@@ -19,6 +19,8 @@ export interface ExportableFailure {
   sourceKey: string;
   message: string;
   apiCode: string | null;
+  /** The file the row came from (a drop file's name), when it came from one. */
+  file: string | null;
   line: number | null;
   column: string | null;
   payload: Record<string, unknown> | null;
@@ -143,6 +145,7 @@ export class FailureQueries {
         'f.source_key',
         'f.message',
         'f.api_code',
+        'f.file',
         'f.line',
         'f.column_name',
         'f.payload',
@@ -160,6 +163,7 @@ export class FailureQueries {
       sourceKey: r.source_key,
       message: r.message,
       apiCode: r.api_code,
+      file: r.file,
       line: r.line,
       column: r.column_name,
       payload: r.payload,

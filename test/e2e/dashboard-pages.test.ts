@@ -310,21 +310,27 @@ describe('the dashboard pages in a browser', () => {
     const csv = readFileSync((await download.path())!, 'utf8');
     const lines = csv.trimEnd().split('\r\n');
     expect(lines[0]).toBe(
-      'errors.line,errors.column,errors.reason,sourceId,accountSourceId,number,issuedDate,dueDate,totalAmount,taxAmount,billingAddress.street,billingAddress.city,billingAddress.postalCode,billingAddress.country,file,paidAmount,updatedAt',
+      'errors.file,errors.line,errors.column,errors.reason,sourceId,accountSourceId,number,issuedDate,dueDate,totalAmount,taxAmount,billingAddress.street,billingAddress.city,billingAddress.postalCode,billingAddress.country,file,paidAmount,updatedAt',
     );
     const rows = parse(csv) as string[][];
-    const byKey = new Map(rows.slice(1).map((r) => [r[3], r]));
+    const byKey = new Map(rows.slice(1).map((r) => [r[4], r]));
     expect([...byKey.keys()].sort()).toEqual(['INV-2', 'INV-3', 'INV-4', 'INV-5', 'INV-7']);
     // Each row says why it failed and where, then holds the row as it was (INV-4's bad amount too).
-    expect(byKey.get('INV-2')!.slice(0, 5)).toEqual([
+    expect(byKey.get('INV-2')!.slice(0, 6)).toEqual([
+      'invoices.csv',
       '3',
       'accountSourceId',
       expect.stringContaining('C-404'),
       'INV-2',
       'C-404',
     ]);
-    expect(byKey.get('INV-4')!.slice(0, 3)).toEqual(['5', 'totalAmount', expect.stringContaining('12O.00')]);
-    expect(byKey.get('INV-4')![8]).toBe('12O.00');
+    expect(byKey.get('INV-4')!.slice(0, 4)).toEqual([
+      'invoices.csv',
+      '5',
+      'totalAmount',
+      expect.stringContaining('12O.00'),
+    ]);
+    expect(byKey.get('INV-4')![9]).toBe('12O.00');
 
     // The user fixes INV-2, INV-3 and INV-4 and leaves INV-5 and INV-7 out; the accounts they lack arrive.
     const fixed = lines
