@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { closest, distance } from 'fastest-levenshtein';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { AppError } from '../domain/errors.js';
@@ -138,8 +139,50 @@ function applyEnv(config: Record<string, unknown>, env: Env): Record<string, unk
 function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
   return issues.map((issue) => {
     const where = issue.path.length > 0 ? issue.path.join('.') : '(root)';
+    if (issue.code === 'unrecognized_keys') {
+      const known = keysAt(configSchema, issue.path);
+      const hints = issue.keys.map((key) => {
+        const near = nearestKey(key, known);
+        return near ? `"${key}" (did you mean "${near}"?)` : `"${key}"`;
+      });
+      return `${where}: unknown key${issue.keys.length > 1 ? 's' : ''} ${hints.join(', ')}`;
+    }
     return `${where}: ${issue.message}`;
   });
+}
+
+/** The keys an object of the schema takes at `path` (every option's, under a union); [] when unknown. */
+function keysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[] {
+  let at: z.core.$ZodType | undefined = schema;
+  for (const segment of path) {
+    at = unwrapped(at);
+    const def = at?._zod.def;
+    if (def?.type === 'object') at = (def as z.core.$ZodObjectDef).shape[String(segment)];
+    else if (def?.type === 'array') at = (def as z.core.$ZodArrayDef).element;
+    else return [];
+  }
+  const found = unwrapped(at);
+  const def = found?._zod.def;
+  if (def?.type === 'object') return Object.keys((def as z.core.$ZodObjectDef).shape);
+  if (def?.type === 'union')
+    return [...new Set((def as z.core.$ZodUnionDef).options.flatMap((option) => keysAt(option, [])))];
+  return [];
+}
+
+/** Through `.default()`, `.prefault()`, `.optional()`, `.nullable()` to the schema they wrap. */
+function unwrapped(schema: z.core.$ZodType | undefined): z.core.$ZodType | undefined {
+  let at = schema;
+  while (at && ['default', 'prefault', 'optional', 'nullable', 'readonly'].includes(at._zod.def.type))
+    at = (at._zod.def as unknown as { innerType: z.core.$ZodType }).innerType;
+  return at;
+}
+
+/** The known key a typo most likely meant: at most 2 edits, and fewer than a third of it. */
+function nearestKey(key: string, known: readonly string[]): string | null {
+  if (known.length === 0) return null;
+  const best = closest(key, [...known]);
+  const edits = distance(key, best);
+  return edits <= 2 && edits * 3 < best.length ? best : null;
 }
 
 /** Relative paths in the file are relative to the file, not to the current directory. */

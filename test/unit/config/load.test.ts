@@ -128,6 +128,25 @@ describe('configuration', () => {
     expect(message).toContain('api.compat.documentPatch.paidAmountField');
   });
 
+  it('when a key is a typo of a known one, then the error says which one was meant, wherever it is', () => {
+    const folder = dir();
+    write(
+      folder,
+      'api:\n  timeoutSecond: 5\n  compat:\n    createPiad: true\nsources:\n  - id: a\n    type: csv\n    dropDir: d\n    schedul: "* * * * *"\n    nonsense: 1\n',
+    );
+    let message = '';
+    try {
+      loadConfig({ env: {}, cwd: folder });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain('api: unknown key "timeoutSecond" (did you mean "timeoutSeconds"?)');
+    expect(message).toContain('api.compat: unknown key "createPiad" (did you mean "createPaid"?)');
+    expect(message).toMatch(
+      /sources\.0: unknown keys "schedul" \(did you mean "schedule"\?\), "nonsense"(\n|$)/,
+    );
+  });
+
   it('when the file is not YAML, then the error names the file and says so', () => {
     const folder = dir();
     write(folder, 'x: [\n');
