@@ -3,7 +3,7 @@ import { HttpTrace } from '../api/http-trace.js';
 import { checkAccess, openSyncRuntime, syncServiceOf } from '../app/runtime.js';
 import { requireSources } from '../config/load.js';
 import { RUN_SHUT_DOWN } from '../state/runs.js';
-import type { SourceSummary } from '../sync/run-sync.js';
+import { type SourceSummary, summaryOfStoppedPass } from '../sync/run-sync.js';
 import { loadCliConfig } from './cli-config.js';
 import { CliError, EXIT_CANNOT_RUN, EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
 import { faultLine } from './fault-line.js';
@@ -84,8 +84,11 @@ export function syncCommand(): Command {
         // (an unchanged re-run, which read its rows, still costs no call).
         if (!shutdown.signal && !readAnything(summaries)) await checkAccess(runtime);
       } catch (error) {
-        // The pass stopped (the API, the credentials, the state DB): what was done is still reported.
+        // The pass stopped (the API, the credentials, the state DB): what was done is still reported,
+        // the stopped pass's too (its counts as its run recorded them).
         stopped = error;
+        const partial = summaryOfStoppedPass(error);
+        if (partial) summaries.push(partial);
       } finally {
         // No pass runs any more: a signal from now on ends the process as it would have before.
         shutdown.dispose();

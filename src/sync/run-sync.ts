@@ -55,6 +55,22 @@ export interface SourceSummary {
  * Every record ends synced, unchanged or recorded as a failure; a unit is completed (archived,
  * cursor advanced) only after all its records are accounted for.
  */
+/** What a pass had done when a fault stopped it, by the error that stopped it (see `summaryOfStoppedPass`). */
+const stoppedPasses = new WeakMap<object, SourceSummary>();
+
+/**
+ * The summary of what a stopped pass had done (its counts as its run recorded them), from the error
+ * that stopped it or any error wrapping it (`cause`); undefined for an error no pass threw.
+ */
+export function summaryOfStoppedPass(error: unknown): SourceSummary | undefined {
+  for (let at: unknown = error, depth = 0; at && typeof at === 'object' && depth < 5; depth++) {
+    const found = stoppedPasses.get(at);
+    if (found) return found;
+    at = (at as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
   const { source, state } = props;
   const dryRun = props.dryRun ?? false;
@@ -111,6 +127,17 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
         .catch((finishing: unknown) =>
           ctx.logger.error({ reason: messageOf(finishing) }, 'run could not be marked failed'),
         );
+    if (error && typeof error === 'object')
+      stoppedPasses.set(error, {
+        sourceId: source.id,
+        runId,
+        counts: report.counts,
+        plan: report.plan,
+        failures: report.listed,
+        abandoned,
+        warnings,
+        skipped,
+      });
     throw error;
   }
   const failed = report.anyFailed || abandoned.length > 0;

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, REPO_ROOT, runCli } from '../support/cli.js';
@@ -102,6 +102,29 @@ describe('CLI output at a terminal and in pipes', () => {
     expect(json.code, json.screen).toBe(0);
     expect(json.screen).toMatch(/\{"level":30,.*"msg":"/);
     expect(readFileSync(out, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+  });
+
+  it('when a pass is stopped by a fault after rows were refused, then the summary still counts them, as its run does', async () => {
+    const own = syncEnv(sandbox, 'postgres');
+    try {
+      // One account without a currency (refused by the checks), one the API would take.
+      dropCsv(own.dropDir, 'accounts.csv', ACCOUNT_HEADER, [
+        accountRow(1),
+        accountRow(2).replace(',EUR,', ',,'),
+      ]);
+      const result = await runCli(['--config', own.configFile, 'sync', '--once', '--json'], {
+        env: { ...own.env, RECEIVABLES_ACCESS_TOKEN: 'refused-token' },
+      });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/refused our credentials/);
+      const summary = JSON.parse(result.stdout.trim().split('\n').at(-1)!);
+      expect(summary.accounts).toMatchObject({ created: 0, failed: 1 });
+      expect(result.stderr).toContain('accounts      created 0, updated 0, unchanged 0, failed 1');
+      // The file went back to the drop folder for the next pass.
+      expect(readdirSync(own.dropDir)).toContain('accounts.csv');
+    } finally {
+      await own.cleanup();
+    }
   });
 
   it('when a synced file is dropped again as it was, then its rows count unchanged and the summary says it was skipped', async () => {
