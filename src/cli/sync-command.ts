@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { HttpTrace } from '../api/http-trace.js';
 import { checkAccess, openSyncRuntime, syncServiceOf } from '../app/runtime.js';
 import { requireSources } from '../config/load.js';
+import { PausedSources } from '../state/paused-sources.js';
 import { RUN_SHUT_DOWN } from '../state/runs.js';
 import { type SourceSummary, summaryOfStoppedPass } from '../sync/run-sync.js';
 import { loadCliConfig } from './cli-config.js';
@@ -40,7 +41,8 @@ export function syncCommand(): Command {
     )
     .addHelpText(
       'after',
-      '\nExit codes: 0 every row synced or unchanged; 2 the pass finished but some rows failed (listed); 1 it could not run.' +
+      '\nExit codes: 0 every row synced or unchanged; 2 the pass finished but some rows failed (listed); 1 it could not run' +
+        ' (a paused source is not synced: exit 1 naming it and why; resume it on the dashboard).' +
         '\nOn SIGTERM/SIGINT the pass in progress gets queue.shutdownSeconds to finish and no other source starts (exit 1' +
         ' when one was skipped); past the limit, or on a second signal, it is cut short: its run is marked interrupted, exit 1.',
     )
@@ -67,11 +69,15 @@ export function syncCommand(): Command {
       });
       const summaries: SourceSummary[] = [];
       let stopped: unknown = null;
+      // A paused source (by a user, or automatically after failed runs) is not synced here either.
+      const pauses = await new PausedSources(runtime.database.db).list().catch(() => new Map());
+      const paused = sources.filter((s) => pauses.has(s.id));
       const shutdown = onShutdown(runtime, loaded.config.queue.shutdownSeconds * 1000, progress);
       const skipped: string[] = [];
       try {
         const service = syncServiceOf(runtime, loaded.config.sources, progress.onEvent);
         for (const config of sources) {
+          if (pauses.has(config.id)) continue;
           if (shutdown.signal) {
             skipped.push(config.id);
             continue;
@@ -108,6 +114,13 @@ export function syncCommand(): Command {
       else process.stdout.write(report);
       if (flags.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
       if (stopped) throw new CliError(faultLine(stopped, loaded.config.api.baseUrl), EXIT_CANNOT_RUN);
+      if (paused.length > 0)
+        throw new CliError(
+          `not synced, paused: ${paused
+            .map((s) => `${s.id} (${pauses.get(s.id)?.reason ?? 'paused on the dashboard'})`)
+            .join('; ')}. Resume it on the dashboard (its page) once the cause is fixed.`,
+          EXIT_CANNOT_RUN,
+        );
       if (skipped.length > 0)
         throw new CliError(
           `stopped by ${shutdown.signal} before syncing: ${skipped.join(', ')}`,

@@ -3,6 +3,8 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStateDatabase } from '../../src/state/database.js';
+import { PausedSources } from '../../src/state/paused-sources.js';
 import { BIN, REPO_ROOT, runCli } from '../support/cli.js';
 import {
   ACCOUNT_HEADER,
@@ -12,6 +14,7 @@ import {
   invoiceRow,
   range,
 } from '../support/drop-data.js';
+import { TEST_DATABASE_URL } from '../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { type SyncEnv, syncEnv } from '../support/sync-env.js';
 
@@ -122,6 +125,41 @@ describe('CLI output at a terminal and in pipes', () => {
       expect(result.stderr).toContain('accounts      created 0, updated 0, unchanged 0, failed 1');
       // The file went back to the drop folder for the next pass.
       expect(readdirSync(own.dropDir)).toContain('accounts.csv');
+    } finally {
+      await own.cleanup();
+    }
+  });
+
+  it('when a source is paused (automatically after failed runs), then sync --once leaves it alone and exits 1 saying why', async () => {
+    const own = syncEnv(sandbox, 'postgres');
+    try {
+      dropCsv(own.dropDir, 'accounts.csv', ACCOUNT_HEADER, [accountRow(1)]);
+      const migrated = await runCli(['--config', own.configFile, 'migrate'], { env: own.env });
+      expect(migrated.code, migrated.stderr).toBe(0);
+      const state = await openStateDatabase({
+        databaseUrl: TEST_DATABASE_URL,
+        dataDir: own.dir,
+        schema: own.env.DATABASE_SCHEMA!,
+        migrate: false,
+      });
+      try {
+        // As the pass watch leaves it after failed runs (the source's row exists once it ran).
+        await new PausedSources(state.db).set('erp-csv', 'csv', true, {
+          by: 'auto',
+          reason: 'paused automatically after 3 failed runs: x',
+        });
+      } finally {
+        await state.close();
+      }
+      const accountsBefore = sandbox.deps.store.accounts.size;
+      const result = await runCli(['--config', own.configFile, 'sync', '--once', '--json'], { env: own.env });
+      expect(result.code, result.stderr + result.stdout).toBe(1);
+      expect(result.stderr).toContain(
+        'not synced, paused: erp-csv (paused automatically after 3 failed runs: x). Resume it on the dashboard',
+      );
+      expect(JSON.parse(result.stdout.trim().split('\n').at(-1)!).accounts.created).toBe(0);
+      expect(readdirSync(own.dropDir)).toContain('accounts.csv');
+      expect(sandbox.deps.store.accounts.size).toBe(accountsBefore);
     } finally {
       await own.cleanup();
     }
