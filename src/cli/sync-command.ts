@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { HttpTrace } from '../api/http-trace.js';
 import { checkAccess, openSyncRuntime, syncServiceOf } from '../app/runtime.js';
 import { requireSources } from '../config/load.js';
+import { errorCodeOf, messageOf } from '../domain/errors.js';
 import { PausedSources } from '../state/paused-sources.js';
 import { RUN_SHUT_DOWN } from '../state/runs.js';
 import { type SourceSummary, summaryOfStoppedPass } from '../sync/run-sync.js';
@@ -47,87 +48,112 @@ export function syncCommand(): Command {
         ' when one was skipped); past the limit, or on a second signal, it is cut short: its run is marked interrupted, exit 1.',
     )
     .action(async (flags: SyncFlags, command: Command) => {
-      if (!flags.once)
-        throw new CliError('`sync` needs --once (the scheduled, long-running mode is `worker`)');
-      const loaded = loadCliConfig(command);
-      const sources = requireSources(loaded).filter((s) => !flags.source || s.id === flags.source);
-      if (sources.length === 0) throw new CliError(`no source "${flags.source}" in the configuration`);
-      const started = Date.now();
-      const trace = flags.traceHttp ? new HttpTrace() : undefined;
-      const saveTrace = () =>
-        trace && flags.traceHttp ? writeTrace(trace, flags.traceHttp) : Promise.resolve();
-      const runtime = await openSyncRuntime(loaded, undefined, { fetch: trace?.fetch() }).catch(
-        async (error: unknown) => {
-          await saveTrace();
-          throw error;
-        },
-      );
-      const progress = new ProgressLine({
-        stream: process.stderr,
-        limiter: () => runtime.limiter.stats(),
-        requests: () => runtime.client.stats.requests,
-      });
-      const summaries: SourceSummary[] = [];
-      let stopped: unknown = null;
-      // A paused source (by a user, or automatically after failed runs) is not synced here either.
-      const pauses = await new PausedSources(runtime.database.db).list().catch(() => new Map());
-      const paused = sources.filter((s) => pauses.has(s.id));
-      const shutdown = onShutdown(runtime, loaded.config.queue.shutdownSeconds * 1000, progress);
-      const skipped: string[] = [];
+      const json = { written: false, started: Date.now() };
       try {
-        const service = syncServiceOf(runtime, loaded.config.sources, progress.onEvent);
-        for (const config of sources) {
-          if (pauses.has(config.id)) continue;
-          if (shutdown.signal) {
-            skipped.push(config.id);
-            continue;
-          }
-          summaries.push(
-            ...(await service.syncSource(config.id, { trigger: 'once', dryRun: flags.dryRun ?? false })),
-          );
-        }
-        // A pass that read nothing sent nothing: one read checks that the API and the token answer
-        // (an unchanged re-run, which read its rows, still costs no call).
-        if (!shutdown.signal && !readAnything(summaries)) await checkAccess(runtime);
+        await syncOnce(flags, command, json);
       } catch (error) {
-        // The pass stopped (the API, the credentials, the state DB): what was done is still reported,
-        // the stopped pass's too (its counts as its run recorded them).
-        stopped = error;
-        const partial = summaryOfStoppedPass(error);
-        if (partial) summaries.push(partial);
-      } finally {
-        // No pass runs any more: a signal from now on ends the process as it would have before.
-        shutdown.dispose();
-        progress.finish();
-        await runtime.close();
+        // --json promises a last stdout line: one that could not even start says why, counts at 0.
+        if (flags.json && !json.written)
+          process.stdout.write(
+            `${JSON.stringify({ ...jsonSummary([], { requests: 0, rateLimited: 0 }, Date.now() - json.started), error: errorJson(error) })}\n`,
+          );
+        throw error;
       }
-      await saveTrace();
-      const stats = runtime.client.stats;
-      const summary = jsonSummary(
-        summaries,
-        { requests: stats.requests, rateLimited: stats.rateLimited },
-        Date.now() - started,
-      );
-      const report = textSummary(summaries, summary, flags.dryRun ?? false);
-      // With --json, stdout carries only the JSON line; the readable report goes to stderr.
-      if (flags.json) process.stderr.write(report);
-      else process.stdout.write(report);
-      if (flags.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
-      if (stopped) throw new CliError(faultLine(stopped, loaded.config.api.baseUrl), EXIT_CANNOT_RUN);
-      if (paused.length > 0)
-        throw new CliError(
-          `not synced, paused: ${paused
-            .map((s) => `${s.id} (${pauses.get(s.id)?.reason ?? 'paused on the dashboard'})`)
-            .join('; ')}. Resume it on the dashboard (its page) once the cause is fixed.`,
-          EXIT_CANNOT_RUN,
-        );
-      if (skipped.length > 0)
-        throw new CliError(
-          `stopped by ${shutdown.signal} before syncing: ${skipped.join(', ')}`,
-          EXIT_CANNOT_RUN,
-        );
-      process.exitCode = hasFailures(summaries) ? EXIT_ROWS_FAILED : EXIT_OK;
     });
+}
+
+/** The `error` member of the `--json` line of a run that could not run (or not to its end). */
+function errorJson(error: unknown): { code: string; message: string } {
+  return { code: errorCodeOf(error) ?? 'ERROR', message: messageOf(error) };
+}
+
+async function syncOnce(
+  flags: SyncFlags,
+  command: Command,
+  json: { written: boolean; started: number },
+): Promise<void> {
+  if (!flags.once) throw new CliError('`sync` needs --once (the scheduled, long-running mode is `worker`)');
+  const loaded = loadCliConfig(command);
+  const sources = requireSources(loaded).filter((s) => !flags.source || s.id === flags.source);
+  if (sources.length === 0) throw new CliError(`no source "${flags.source}" in the configuration`);
+  const started = Date.now();
+  const trace = flags.traceHttp ? new HttpTrace() : undefined;
+  const saveTrace = () => (trace && flags.traceHttp ? writeTrace(trace, flags.traceHttp) : Promise.resolve());
+  const runtime = await openSyncRuntime(loaded, undefined, { fetch: trace?.fetch() }).catch(
+    async (error: unknown) => {
+      await saveTrace();
+      throw error;
+    },
+  );
+  const progress = new ProgressLine({
+    stream: process.stderr,
+    limiter: () => runtime.limiter.stats(),
+    requests: () => runtime.client.stats.requests,
+  });
+  const summaries: SourceSummary[] = [];
+  let stopped: unknown = null;
+  // A paused source (by a user, or automatically after failed runs) is not synced here either.
+  const pauses = await new PausedSources(runtime.database.db).list().catch(() => new Map());
+  const paused = sources.filter((s) => pauses.has(s.id));
+  const shutdown = onShutdown(runtime, loaded.config.queue.shutdownSeconds * 1000, progress);
+  const skipped: string[] = [];
+  try {
+    const service = syncServiceOf(runtime, loaded.config.sources, progress.onEvent);
+    for (const config of sources) {
+      if (pauses.has(config.id)) continue;
+      if (shutdown.signal) {
+        skipped.push(config.id);
+        continue;
+      }
+      summaries.push(
+        ...(await service.syncSource(config.id, { trigger: 'once', dryRun: flags.dryRun ?? false })),
+      );
+    }
+    // A pass that read nothing sent nothing: one read checks that the API and the token answer
+    // (an unchanged re-run, which read its rows, still costs no call).
+    if (!shutdown.signal && !readAnything(summaries)) await checkAccess(runtime);
+  } catch (error) {
+    // The pass stopped (the API, the credentials, the state DB): what was done is still reported,
+    // the stopped pass's too (its counts as its run recorded them).
+    stopped = error;
+    const partial = summaryOfStoppedPass(error);
+    if (partial) summaries.push(partial);
+  } finally {
+    // No pass runs any more: a signal from now on ends the process as it would have before.
+    shutdown.dispose();
+    progress.finish();
+    await runtime.close();
+  }
+  await saveTrace();
+  const stats = runtime.client.stats;
+  const summary = jsonSummary(
+    summaries,
+    { requests: stats.requests, rateLimited: stats.rateLimited },
+    Date.now() - started,
+  );
+  const report = textSummary(summaries, summary, flags.dryRun ?? false);
+  // With --json, stdout carries only the JSON line; the readable report goes to stderr.
+  if (flags.json) process.stderr.write(report);
+  else process.stdout.write(report);
+  if (flags.json) {
+    const line = stopped ? { ...summary, error: errorJson(stopped) } : summary;
+    process.stdout.write(`${JSON.stringify(line)}\n`);
+    json.written = true;
+  }
+  if (stopped) throw new CliError(faultLine(stopped, loaded.config.api.baseUrl), EXIT_CANNOT_RUN);
+  if (paused.length > 0)
+    throw new CliError(
+      `not synced, paused: ${paused
+        .map((s) => `${s.id} (${pauses.get(s.id)?.reason ?? 'paused on the dashboard'})`)
+        .join('; ')}. Resume it on the dashboard (its page) once the cause is fixed.`,
+      EXIT_CANNOT_RUN,
+    );
+  if (skipped.length > 0)
+    throw new CliError(
+      `stopped by ${shutdown.signal} before syncing: ${skipped.join(', ')}`,
+      EXIT_CANNOT_RUN,
+    );
+  process.exitCode = hasFailures(summaries) ? EXIT_ROWS_FAILED : EXIT_OK;
 }
 
 /**

@@ -122,9 +122,40 @@ describe('CLI output at a terminal and in pipes', () => {
       expect(result.stderr).toMatch(/refused our credentials/);
       const summary = JSON.parse(result.stdout.trim().split('\n').at(-1)!);
       expect(summary.accounts).toMatchObject({ created: 0, failed: 1 });
+      expect(summary.error).toMatchObject({
+        code: expect.any(String),
+        message: expect.stringMatching(/401|refused/),
+      });
       expect(result.stderr).toContain('accounts      created 0, updated 0, unchanged 0, failed 1');
       // The file went back to the drop folder for the next pass.
       expect(readdirSync(own.dropDir)).toContain('accounts.csv');
+    } finally {
+      await own.cleanup();
+    }
+  });
+
+  it('when sync --once --json cannot even start, then its one stdout line still says why, with counts at 0', async () => {
+    // An alert target whose URL variable is unset: the runtime refuses to start (a configuration fault).
+    const own = syncEnv(
+      sandbox,
+      'postgres',
+      'alerts:\n  targets:\n    - { id: ops, type: webhook, urlEnv: TEST_UNSET_HOOK_URL }\n',
+    );
+    try {
+      const result = await runCli(['--config', own.configFile, 'sync', '--once', '--json'], {
+        env: { ...own.env, TEST_UNSET_HOOK_URL: '' },
+      });
+      expect(result.code).toBe(1);
+      const lines = result.stdout.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0]!)).toMatchObject({
+        accounts: { created: 0, updated: 0, unchanged: 0, failed: 0 },
+        apiRequests: 0,
+        error: {
+          code: expect.any(String),
+          message: expect.stringContaining('TEST_UNSET_HOOK_URL is not set'),
+        },
+      });
     } finally {
       await own.cleanup();
     }
