@@ -96,6 +96,17 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
   const abandoned: SourceSummary['abandoned'] = [];
   const warnings: SourceSummary['warnings'] = [];
   const skipped: SourceSummary['skipped'] = [];
+  /** What the pass did so far: its summary at its end, or when a fault stopped it. */
+  const summary = (): SourceSummary => ({
+    sourceId: source.id,
+    runId,
+    counts: report.counts,
+    plan: report.plan,
+    failures: report.listed,
+    abandoned,
+    warnings,
+    skipped,
+  });
   try {
     for await (const unit of source.units()) {
       report.startUnit({
@@ -127,33 +138,14 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
         .catch((finishing: unknown) =>
           ctx.logger.error({ reason: messageOf(finishing) }, 'run could not be marked failed'),
         );
-    if (error && typeof error === 'object')
-      stoppedPasses.set(error, {
-        sourceId: source.id,
-        runId,
-        counts: report.counts,
-        plan: report.plan,
-        failures: report.listed,
-        abandoned,
-        warnings,
-        skipped,
-      });
+    if (error && typeof error === 'object') stoppedPasses.set(error, summary());
     throw error;
   }
   const failed = report.anyFailed || abandoned.length > 0;
   if (runId) await state.runs.finish(runId, failed ? 'partial' : 'succeeded', report.counts);
   if (!dryRun && (await state.recordMap.maintainIfGrown()))
     ctx.logger.debug('record map vacuumed and analyzed after many writes');
-  return {
-    sourceId: source.id,
-    runId,
-    counts: report.counts,
-    plan: report.plan,
-    failures: report.listed,
-    abandoned,
-    warnings,
-    skipped,
-  };
+  return summary();
 }
 
 /**
