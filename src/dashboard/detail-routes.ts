@@ -112,7 +112,6 @@ export function registerDetailRoutes(app: FastifyInstance, props: DetailRoutesPr
           whyNot: !hasQueues
             ? 'no queues: start the worker (REDIS_URL) to run actions'
             : 'paused: resume it first',
-          paused,
           pause,
           schedule: config.schedule ? scheduleView(config.schedule, now) : null,
           running: active && !stale.has(active.id) ? runView(active, clock, stale) : null,

@@ -1,5 +1,6 @@
 import type { RecordKind } from '../domain/records.js';
 import type { StateDb } from './database.js';
+import { DropFilesRepository } from './drop-files.js';
 import { type RunRow, toRunRow } from './runs.js';
 
 /** What the record map holds of one record. */
@@ -134,14 +135,7 @@ export class DetailQueries {
 
   /** The latest files of a CSV source's ledger. */
   async dropFiles(sourceId: string, limit: number): Promise<DropFileView[]> {
-    const rows = await this.db
-      .selectFrom('drop_files')
-      .selectAll()
-      .where('source_id', '=', sourceId)
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
-    return rows.map(toDropFileView);
+    return (await new DropFilesRepository(this.db).recent(sourceId, limit)).map(toDropFileView);
   }
 
   async dropFile(sourceId: string, id: string): Promise<DropFileView | null> {

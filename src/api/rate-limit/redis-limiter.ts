@@ -133,13 +133,7 @@ export class RedisRateLimiter implements MeteredRateLimiter {
   }
 
   stats(): RateLimiterStats {
-    const waiting = this.#waits.waiting;
-    return {
-      ...this.#stats,
-      ...(waiting ? { waiting } : {}),
-      heldMs: this.#waits.heldMs,
-      ...(this.#told ? { policy: this.#told } : {}),
-    };
+    return { ...this.#stats, ...this.#waits.report(), ...(this.#told ? { policy: this.#told } : {}) };
   }
 
   /** Wakes and rejects pending `acquire`s; the Redis connection stays open (the caller owns it). */

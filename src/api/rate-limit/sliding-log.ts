@@ -94,13 +94,7 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
   }
 
   stats(): RateLimiterStats {
-    const waiting = this.#waits.waiting;
-    return {
-      ...this.#stats,
-      ...(waiting ? { waiting } : {}),
-      heldMs: this.#waits.heldMs,
-      ...(this.#told ? { policy: this.#told } : {}),
-    };
+    return { ...this.#stats, ...this.#waits.report(), ...(this.#told ? { policy: this.#told } : {}) };
   }
 
   async close(): Promise<void> {

@@ -44,4 +44,10 @@ export class WaitBoard {
   get heldMs(): number {
     return this.#heldMs + (this.#since === undefined ? 0 : this.#now() - this.#since);
   }
+
+  /** The limiter's stats of the waits: who waits now and until when, and the time held up. */
+  report(): Pick<RateLimiterStats, 'waiting' | 'heldMs'> {
+    const waiting = this.waiting;
+    return { ...(waiting ? { waiting } : {}), heldMs: this.heldMs };
+  }
 }

@@ -19,7 +19,6 @@ export interface SourcePageProps {
   canQueue: boolean;
   /** Why queue actions are off, when they are. */
   whyNot: string;
-  paused: boolean;
   /** Why it is paused, by whom, since when (null: not paused). */
   pause: SourcePause | null;
   schedule: ScheduleView | null;
@@ -60,7 +59,7 @@ export function sourcePage(p: SourcePageProps): SafeHtml {
   const base = `/sources/${encodeURIComponent(id)}`;
   const href = (params: Record<string, number>) =>
     `${base}?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
-  const state = p.running ? badge('running') : p.paused ? badge('paused') : badge('active');
+  const state = p.running ? badge('running') : p.pause ? badge('paused') : badge('active');
   return html`<p class="crumbs"><a href="/">Sync</a> › source</p>
 <h1 data-source-page="${id}">${id} <span class="tag">${p.config.type}</span> <span data-field="state">${state}</span></h1>
 ${pauseCard(p)}
@@ -111,7 +110,7 @@ ${Object.keys(c.mapping).length > 0 ? html`<dt>Mapping</dt><dd>${Object.entries(
             )}<span class="muted small">${c.fullRefresh ? 'full refresh every pass' : `${c.lookbackSeconds} s look-back`} · pages of ${c.batchSize} rows</span></dd>`
         : html`<dt>Module</dt><dd><code>${c.module}</code></dd>`;
   const schedule = p.schedule
-    ? html`<span data-field="schedule-words">${p.schedule.words}</span> <code>${p.schedule.expression}</code><br><span class="muted">next run</span> <span data-field="next-run">${p.paused ? html`none while paused` : p.schedule.next ? html`<time datetime="${p.schedule.next.toISOString()}">${utc(p.schedule.next.toISOString())}</time> <span class="muted">(${untilNext(p.schedule.next, p.now)})</span>` : 'none'}</span>`
+    ? html`<span data-field="schedule-words">${p.schedule.words}</span> <code>${p.schedule.expression}</code><br><span class="muted">next run</span> <span data-field="next-run">${p.pause ? html`none while paused` : p.schedule.next ? html`<time datetime="${p.schedule.next.toISOString()}">${utc(p.schedule.next.toISOString())}</time> <span class="muted">(${untilNext(p.schedule.next, p.now)})</span>` : 'none'}</span>`
     : html`<span class="muted" data-field="schedule-words">no schedule: manual and file triggers only</span>`;
   return html`<dt>Type</dt><dd>${c.type}</dd>
 ${kind}
