@@ -3,14 +3,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { Migrator } from 'kysely/migration';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSyncRuntime, syncServiceOf } from '../../src/app/runtime.js';
 import { type RunningWorkerDaemon, startWorker } from '../../src/app/worker.js';
 import { type LoadedConfig, loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/logging/logger.js';
-import { FolderMigrationProvider, openStateDatabase, type StateDatabase } from '../../src/state/database.js';
+import type { StateDatabase } from '../../src/state/database.js';
 import { PausedSources } from '../../src/state/paused-sources.js';
 import { launchChromium, signIn } from '../support/browser.js';
 import { runCli } from '../support/cli.js';
@@ -22,7 +21,7 @@ import {
   invoiceRow,
   range,
 } from '../support/drop-data.js';
-import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
+import { openTestState, TEST_DATABASE_URL } from '../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 const USER = 'ops';
@@ -39,14 +38,13 @@ const SCREENSHOTS =
  */
 describe('the dashboard pages in a browser', () => {
   const logger = createLogger({ level: 'error', format: 'json' });
-  const schema = uniqueSchema('dash_pages');
   let dir: string;
   let dropDir: string;
   let configFile: string;
   let env: Record<string, string>;
   let sandbox: TestSandbox;
   let daemon: RunningWorkerDaemon;
-  let state: StateDatabase;
+  let state: StateDatabase & { schema: string };
   let url: string;
   let browser: Browser;
   let context: BrowserContext;
@@ -58,12 +56,7 @@ describe('the dashboard pages in a browser', () => {
     dir = mkdtempSync(join(tmpdir(), 'rs-dash-pages-'));
     dropDir = join(dir, 'drop');
     sandbox = await startTestSandbox();
-    state = await openStateDatabase({ databaseUrl: TEST_DATABASE_URL, dataDir: dir, schema, migrate: false });
-    await new Migrator({
-      db: state.db,
-      provider: new FolderMigrationProvider(),
-      migrationTableSchema: schema,
-    }).migrateToLatest();
+    state = await openTestState('dash_pages');
 
     configFile = join(dir, 'receivables-sync.yaml');
     writeFileSync(
@@ -75,7 +68,7 @@ describe('the dashboard pages in a browser', () => {
       RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
       RECEIVABLES_ORGANIZATION_ID: sandbox.organizationId,
       DATABASE_URL: TEST_DATABASE_URL,
-      DATABASE_SCHEMA: schema,
+      DATABASE_SCHEMA: state.schema,
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       DASHBOARD_HOST: '127.0.0.1',
       DASHBOARD_PORT: '0',
@@ -139,9 +132,8 @@ describe('the dashboard pages in a browser', () => {
       await daemon.queues.queue.obliterate({ force: true });
       await daemon.close();
     }
-    await state?.close();
+    await state?.close(); // drops its schema
     await sandbox?.close();
-    await dropSchema(schema);
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

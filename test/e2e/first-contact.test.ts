@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxCompat } from '../../src/sandbox/options.js';
 import { REPO_ROOT, runCli } from '../support/cli.js';
 import { ACCOUNT_HEADER, accountRow, dropCsv, range } from '../support/drop-data.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { seedConnectorAccount, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { lastJsonLine, type SyncEnv, syncEnv } from '../support/sync-env.js';
 
 /**
@@ -168,16 +168,10 @@ describe.each<SandboxCompat['managedActionStatus']>([400, 403, 409, 422])(
     });
 
     it('when a row updates an account a connector manages, then that row fails with the code, the pass goes on, nothing is retried blindly', async () => {
-      await sandbox.admin('POST', '/accounts', {
-        organizationId: sandbox.organizationId,
+      await seedConnectorAccount(sandbox, {
+        sourceId: 'C-90',
+        connectionId: 'erp-csv',
         fullName: 'Managed Ltd',
-        source: {
-          connectionId: 'erp-csv',
-          sourceId: 'C-90',
-          connectorType: 'Pennylane',
-          lastUpdate: '2026-01-01T00:00:00Z',
-        },
-        readOnlyReason: 'Pennylane',
       });
       dropCsv(env.dropDir, 'accounts.csv', ACCOUNT_HEADER, [accountRow(90), accountRow(91)]);
       const result = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });

@@ -13,7 +13,7 @@ import {
   invoiceRow,
   range,
 } from '../support/drop-data.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { seedConnectorAccount, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { lastJsonLine, type StateKind, type SyncEnv, syncEnv } from '../support/sync-env.js';
 
 const zero = { created: 0, updated: 0, unchanged: 0, failed: 0 };
@@ -164,16 +164,10 @@ describe.each(['embedded', 'postgres'] as const)('sync --once with the %s state 
   });
 
   it('when an account is managed by a connector, then its row fails with the API code and is not retried blindly', async () => {
-    await sandbox.admin('POST', '/accounts', {
-      organizationId: sandbox.organizationId,
+    await seedConnectorAccount(sandbox, {
+      sourceId: 'C-90',
+      connectionId: 'erp-csv',
       fullName: 'Managed Ltd',
-      source: {
-        connectionId: 'erp-csv',
-        sourceId: 'C-90',
-        connectorType: 'Pennylane',
-        lastUpdate: '2026-01-01T00:00:00Z',
-      },
-      readOnlyReason: 'Pennylane',
     });
     dropCsv(env.dropDir, 'accounts-managed.csv', ACCOUNT_HEADER, [accountRow(90)]);
     const result = await sync('--json');

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { Migrator } from 'kysely/migration';
 import pg from 'pg';
+import { FolderMigrationProvider, openStateDatabase, type StateDatabase } from '../../src/state/database.js';
 
 /** The CI machine's Postgres (trust auth); override with TEST_DATABASE_URL. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -16,4 +18,37 @@ export async function dropSchema(schema: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A state DB in a schema of its own (migrated), dropped by `close`. The migrations run with
+ * `migrationTableSchema`: kysely's Migrator otherwise looks for its lock table in every schema and
+ * skips creating ours while another test file's schema has one.
+ */
+export async function openTestState(prefix: string): Promise<StateDatabase & { schema: string }> {
+  const schema = uniqueSchema(prefix);
+  const state = await openStateDatabase({
+    databaseUrl: TEST_DATABASE_URL,
+    dataDir: '/tmp/unused',
+    schema,
+    migrate: false,
+  });
+  const migrator = new Migrator({
+    db: state.db,
+    provider: new FolderMigrationProvider(),
+    migrationTableSchema: schema,
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error) {
+    await state.close();
+    throw error;
+  }
+  return {
+    ...state,
+    schema,
+    close: async () => {
+      await state.close();
+      await dropSchema(schema);
+    },
+  };
 }

@@ -73,3 +73,23 @@ export async function startTestSandbox(overrides: SandboxOverrides = {}): Promis
 export const PDF_BYTES = Buffer.from(
   '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n',
 );
+
+/**
+ * An account a connector manages (`readOnlyReason` set), as the connector would have imported it
+ * (admin seed): a write to it is refused with `managed-action-forbidden`.
+ */
+export const seedConnectorAccount = (
+  sandbox: TestSandbox,
+  options: { sourceId: string; connectionId?: string; fullName?: string; organizationId?: string },
+) =>
+  sandbox.admin('POST', '/accounts', {
+    organizationId: options.organizationId ?? sandbox.organizationId,
+    fullName: options.fullName ?? `Pennylane ${options.sourceId}`,
+    source: {
+      connectionId: options.connectionId ?? 'pl-1',
+      sourceId: options.sourceId,
+      connectorType: 'Pennylane',
+      lastUpdate: '2026-01-01T00:00:00.000Z',
+    },
+    readOnlyReason: 'Pennylane',
+  });

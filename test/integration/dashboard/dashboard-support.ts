@@ -1,19 +1,13 @@
 import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
 import { type SourceConfig, sourceSchema } from '../../../src/config/schema.js';
 import { buildDashboardApp } from '../../../src/dashboard/app.js';
 import type { DashboardDeps } from '../../../src/dashboard/deps.js';
 import { ManualClock } from '../../../src/domain/clock.js';
 import type { SyncQueues } from '../../../src/jobs/types.js';
 import { createLogger } from '../../../src/logging/logger.js';
-import {
-  FolderMigrationProvider,
-  openStateDatabase,
-  type StateDatabase,
-} from '../../../src/state/database.js';
-import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
+import type { StateDatabase } from '../../../src/state/database.js';
 
 export const silentLogger = createLogger({ level: 'silent' });
 
@@ -73,38 +67,8 @@ export class RecordingQueues implements SyncQueues {
   async close() {}
 }
 
-/**
- * A state DB in a schema of its own (migrated), dropped by `close`. The migrations run with
- * `migrationTableSchema`: kysely's Migrator otherwise looks for its lock table in every schema and
- * skips creating ours while another test file's schema has one.
- */
-export async function openTestState(prefix: string): Promise<StateDatabase & { schema: string }> {
-  const schema = uniqueSchema(prefix);
-  const state = await openStateDatabase({
-    databaseUrl: TEST_DATABASE_URL,
-    dataDir: '/tmp/unused',
-    schema,
-    migrate: false,
-  });
-  const migrator = new Migrator({
-    db: state.db,
-    provider: new FolderMigrationProvider(),
-    migrationTableSchema: schema,
-  });
-  const { error } = await migrator.migrateToLatest();
-  if (error) {
-    await state.close();
-    throw error;
-  }
-  return {
-    ...state,
-    schema,
-    close: async () => {
-      await state.close();
-      await dropSchema(schema);
-    },
-  };
-}
+/** Kept here for the dashboard's tests, which import it from this file. */
+export { openTestState } from '../../support/postgres.js';
 
 /** Empties the tables between tests of one file. */
 export async function truncateState(state: StateDatabase): Promise<void> {

@@ -1,6 +1,6 @@
 /** Helpers shared by the account and document conformance tests. */
 
-import { PDF_BYTES, type TestSandbox } from '../../support/sandbox.js';
+import { PDF_BYTES, seedConnectorAccount, type TestSandbox } from '../../support/sandbox.js';
 
 export const ADDRESS = { street: '1 rue de la Paix', city: 'Paris', postalCode: '75002', country: 'FR' };
 
@@ -30,18 +30,7 @@ export const seedManagedAccount = (
   sandbox: TestSandbox,
   sourceId = 'PL-1',
   organizationId = sandbox.organizationId,
-) =>
-  sandbox.admin('POST', '/accounts', {
-    organizationId,
-    fullName: `Pennylane ${sourceId}`,
-    source: {
-      connectionId: 'pl-1',
-      sourceId,
-      connectorType: 'Pennylane',
-      lastUpdate: '2026-01-01T00:00:00.000Z',
-    },
-    readOnlyReason: 'Pennylane',
-  });
+) => seedConnectorAccount(sandbox, { sourceId, organizationId });
 
 /** The multipart form of a document: every field valid unless overridden; `undefined` drops a field. */
 export function documentForm(
