@@ -7,18 +7,25 @@
  *
  * Options: --quota 60 --window 5 --windows 6 --processes 4 --concurrency 8 --margin <ms>
  *          --algorithm both|sliding-log|token-bucket --redis redis://127.0.0.1:6379
+ *          --runs 1 (runs per algorithm, each on a fresh sandbox and budget, the processes cold)
+ *          --hog (a busy-loop process per core runs beside the whole bench: a loaded host)
+ *
+ * Lua calls per admitted request = (budget checks of `acquire` + one `observe` per response) /
+ * requests admitted, over every process (each is one Lua script in Redis).
  *
  * Share = requests counted by the sandbox / (q × windows elapsed), where windows elapsed =
  * 1 + (last − first counted request) / w: the most a sliding window of w lets through in that time
  * is q per started window, so the share is at most 1.
  */
 import { randomUUID } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { DEFAULT_MARGIN, marginMs } from '../src/api/rate-limit/policy.js';
 import type { LimiterAlgorithm } from '../src/api/rate-limit/redis-limiter.js';
 import { startSandbox } from '../src/sandbox/server.js';
 import { countSandboxRequests, maxInAnySpan, spawnLimiterWorkers } from '../test/support/limiter-worker.js';
+import { type CpuHog, startCpuHogs } from './cpu-hog.js';
 
 const { values } = parseArgs({
   options: {
@@ -30,6 +37,8 @@ const { values } = parseArgs({
     margin: { type: 'string' },
     algorithm: { type: 'string', default: 'both' },
     redis: { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+    runs: { type: 'string', default: '1' },
+    hog: { type: 'boolean', default: false },
   },
 });
 
@@ -38,6 +47,7 @@ const windowSeconds = Number(values.window);
 const windows = Number(values.windows);
 const processes = Number(values.processes);
 const concurrency = Number(values.concurrency);
+const runs = Number(values.runs);
 const fixedMargin = values.margin === undefined ? undefined : Number(values.margin);
 const margin = fixedMargin ?? marginMs({ quota, windowSeconds }, DEFAULT_MARGIN);
 const algorithms: LimiterAlgorithm[] =
@@ -52,6 +62,11 @@ interface Result {
   theoreticalShare: number;
   maxInOneWindow: number;
   meanWaitMs: number;
+  /** Lua calls (budget checks + observes) per admitted request, and the checks alone. */
+  luaCallsPerAdmitted: number;
+  checksPerAdmitted: number;
+  /** Share of the requests whose log entry was restamped with its response time. */
+  restampedShare: number;
 }
 
 async function measure(algorithm: LimiterAlgorithm, redisUrl: string, prefix: string): Promise<Result> {
@@ -75,6 +90,12 @@ async function measure(algorithm: LimiterAlgorithm, redisUrl: string, prefix: st
     const last = Math.max(...counted);
     const windowsElapsed = 1 + (last - first) / (windowSeconds * 1000);
     const requests = reports.flatMap((r) => r.requests);
+    const sum = (pick: (stats: (typeof reports)[number]['stats']) => number | undefined) =>
+      reports.reduce((total, r) => total + (pick(r.stats) ?? 0), 0);
+    const admitted = Math.max(
+      1,
+      sum((s) => s.acquired),
+    );
     const longRun = (windowSeconds * 1000) / (windowSeconds * 1000 + margin);
     return {
       algorithm,
@@ -85,7 +106,12 @@ async function measure(algorithm: LimiterAlgorithm, redisUrl: string, prefix: st
       // Token bucket with burst 1: rate (q − 1) / (w + margin).
       theoreticalShare: round(algorithm === 'sliding-log' ? longRun : (longRun * (quota - 1)) / quota),
       maxInOneWindow: maxInAnySpan(counted, windowSeconds * 1000),
-      meanWaitMs: Math.round(requests.reduce((sum, r) => sum + r.waitedMs, 0) / Math.max(1, requests.length)),
+      meanWaitMs: Math.round(
+        requests.reduce((total, r) => total + r.waitedMs, 0) / Math.max(1, requests.length),
+      ),
+      luaCallsPerAdmitted: round((sum((s) => s.checks) + sum((s) => s.observeCalls)) / admitted),
+      checksPerAdmitted: round(sum((s) => s.checks) / admitted),
+      restampedShare: round(sum((s) => s.restamped) / Math.max(1, requests.length)),
     };
   } finally {
     await sandbox.close();
@@ -98,27 +124,36 @@ async function main(): Promise<void> {
   const prefix = `bench-rl-${randomUUID().slice(0, 8)}`;
   const redis = new Redis(values.redis!);
   const results: Result[] = [];
+  let hog: CpuHog | undefined;
   try {
     console.log(`policy: q=${quota} w=${windowSeconds}s`);
     console.log(`processes x concurrency: ${processes} x ${concurrency}`);
     console.log(`margin ms: ${margin}${fixedMargin === undefined ? ' (default: max(250 ms, 1% of w))' : ''}`);
-    console.log(`run: ${windows} windows (${windows * windowSeconds} s) per algorithm`);
+    console.log(`run: ${windows} windows (${windows * windowSeconds} s) per algorithm, ${runs} run(s) each`);
+    if (values.hog) hog = startCpuHogs();
+    console.log(
+      `cpu hog: ${hog ? `${hog.processes} busy-loop processes (cores: ${availableParallelism()})` : 'off'}`,
+    );
     for (const algorithm of algorithms) {
-      const result = await measure(algorithm, values.redis!, prefix);
-      results.push(result);
-      console.log(`${algorithm} requests counted by the sandbox: ${result.counted}`);
-      console.log(`${algorithm} 429 responses: ${result.rateLimited}`);
-      console.log(`${algorithm} windows elapsed: ${result.windowsElapsed}`);
+      for (let run = 1; run <= runs; run++) {
+        const result = await measure(algorithm, values.redis!, prefix);
+        results.push(result);
+        print(algorithm, run, result);
+      }
+      const mine = results.filter((r) => r.algorithm === algorithm);
+      const shares = mine.map((r) => r.share);
       console.log(
-        `${algorithm} max requests in any ${windowSeconds} s window: ${result.maxInOneWindow} (quota ${quota})`,
+        `${algorithm} over ${mine.length} run(s): 429 responses ${mine.reduce((n, r) => n + r.rateLimited, 0)}, share ${Math.min(...shares)}–${Math.max(...shares)}`,
       );
-      console.log(`${algorithm} mean wait per request ms: ${result.meanWaitMs}`);
-      console.log(`${algorithm} achieved share of the quota: ${result.share}`);
-      console.log(`${algorithm} long-run theoretical share: ${result.theoreticalShare}`);
     }
-    if (results.length === 2) {
-      const best = results.reduce((a, b) => (b.share > a.share ? b : a));
-      console.log(`closest to the quota: ${best.algorithm}`);
+    if (algorithms.length === 2) {
+      const mean = (a: LimiterAlgorithm) => {
+        const mine = results.filter((r) => r.algorithm === a);
+        return mine.reduce((n, r) => n + r.share, 0) / mine.length;
+      };
+      console.log(
+        `closest to the quota: ${mean('sliding-log') >= mean('token-bucket') ? 'sliding-log' : 'token-bucket'}`,
+      );
     }
     console.log(
       JSON.stringify({
@@ -127,14 +162,33 @@ async function main(): Promise<void> {
         concurrency,
         marginMs: margin,
         windows,
+        hog: hog?.processes ?? 0,
         results,
       }),
     );
   } finally {
+    hog?.stop();
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length > 0) await redis.del(...keys);
     await redis.quit();
   }
+}
+
+function print(algorithm: LimiterAlgorithm, run: number, result: Result): void {
+  const label = runs > 1 ? `${algorithm} run ${run}` : algorithm;
+  console.log(`${label} requests counted by the sandbox: ${result.counted}`);
+  console.log(`${label} 429 responses: ${result.rateLimited}`);
+  console.log(`${label} windows elapsed: ${result.windowsElapsed}`);
+  console.log(
+    `${label} max requests in any ${windowSeconds} s window: ${result.maxInOneWindow} (quota ${quota})`,
+  );
+  console.log(`${label} mean wait per request ms: ${result.meanWaitMs}`);
+  console.log(
+    `${label} Lua calls per admitted request: ${result.luaCallsPerAdmitted} (budget checks ${result.checksPerAdmitted} + observe)`,
+  );
+  console.log(`${label} share of requests restamped with their response time: ${result.restampedShare}`);
+  console.log(`${label} achieved share of the quota: ${result.share}`);
+  console.log(`${label} long-run theoretical share: ${result.theoreticalShare}`);
 }
 
 main().catch((error) => {

@@ -1,7 +1,8 @@
 /**
  * A child process for the multi-process rate-limiter tests and `bench/limiter.ts`: it runs
  * `concurrency` requests in flight (p-queue) of `GET /api/public/v1/organizations` with one token,
- * each admitted by the Redis limiter and observed, until `durationMs` after the parent says "go".
+ * each admitted by the Redis limiter (or, with `store: 'memory'`, the in-process one) and observed,
+ * until `durationMs` after the parent says "go" (or `maxRequests` were sent).
  *
  * Run: `node --import tsx test/support/limiter-worker.ts '<WorkerArgs JSON>'`. It prints
  * `{"ready":true}` once connected, waits for a `go` line on stdin, then prints one `WorkerReport`
@@ -15,11 +16,14 @@ import PQueue from 'p-queue';
 import { parseRateInfo } from '../../src/api/rate-limit/headers.js';
 import { type LimiterAlgorithm, RedisRateLimiter } from '../../src/api/rate-limit/redis-limiter.js';
 import { timerSleep } from '../../src/api/rate-limit/sleep.js';
-import type { RateLimiterStats } from '../../src/api/rate-limit/types.js';
+import { SlidingLogRateLimiter } from '../../src/api/rate-limit/sliding-log.js';
+import type { MeteredRateLimiter, RateLimiterStats } from '../../src/api/rate-limit/types.js';
 import { systemClock } from '../../src/domain/clock.js';
 import type { SandboxDeps } from '../../src/sandbox/context.js';
 
 export interface WorkerArgs {
+  /** `redis` (default): the shared limiter at `redisUrl`; `memory`: this process's own. */
+  store?: 'redis' | 'memory';
   redisUrl: string;
   prefix: string;
   /** The budget key (a stand-in for `TokenProvider.budgetKey(token)`). */
@@ -32,6 +36,13 @@ export interface WorkerArgs {
   marginMs?: number;
   /** Pause (ms) a slot takes after each response, to send at a steady pace instead of flat out. */
   intervalMs?: number;
+  /** Stop after sending this many requests (default: until `durationMs`). */
+  maxRequests?: number;
+  /**
+   * A token the first request is sent with (e.g. one the server no longer knows: a 401, as a
+   * restarted process meets with the token it had stored); the others use `token`.
+   */
+  firstToken?: string;
 }
 
 export interface WorkerRequest {
@@ -51,16 +62,15 @@ export interface WorkerReport {
 const API_PATH = '/api/public/v1/organizations';
 
 async function runWorker(args: WorkerArgs): Promise<WorkerReport> {
-  const redis = new Redis(args.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  await redis.connect();
-  const limiter = new RedisRateLimiter({
-    redis,
-    prefix: args.prefix,
-    clock: systemClock,
-    sleep: timerSleep,
-    algorithm: args.algorithm,
-    marginMs: args.marginMs,
-  });
+  const redis =
+    args.store === 'memory'
+      ? undefined
+      : new Redis(args.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis?.connect();
+  const common = { clock: systemClock, sleep: timerSleep, marginMs: args.marginMs };
+  const limiter: MeteredRateLimiter = redis
+    ? new RedisRateLimiter({ ...common, redis, prefix: args.prefix, algorithm: args.algorithm })
+    : new SlidingLogRateLimiter(common);
   process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
   await waitForGo();
 
@@ -68,6 +78,8 @@ async function runWorker(args: WorkerArgs): Promise<WorkerReport> {
   const stop = AbortSignal.timeout(args.durationMs);
   const requests: WorkerRequest[] = [];
   const queue = new PQueue({ concurrency: args.concurrency });
+  let sent = 0;
+  const more = () => Date.now() < deadline && (args.maxRequests === undefined || sent < args.maxRequests);
   const one = async () => {
     let waitedMs: number;
     try {
@@ -75,9 +87,11 @@ async function runWorker(args: WorkerArgs): Promise<WorkerReport> {
     } catch {
       return; // the run is over while waiting: nothing was sent
     }
+    if (!more()) return; // admitted but not needed: the entry only costs our own budget
+    const token = sent++ === 0 && args.firstToken !== undefined ? args.firstToken : args.token;
     const sentAt = Date.now();
     const response = await fetch(new URL(API_PATH, args.baseUrl), {
-      headers: { authorization: `Bearer ${args.token}` },
+      headers: { authorization: `Bearer ${token}` },
     });
     await response.arrayBuffer();
     const doneAt = Date.now();
@@ -90,12 +104,12 @@ async function runWorker(args: WorkerArgs): Promise<WorkerReport> {
   };
   // Keeps `concurrency` tasks in the queue until the deadline.
   const feed = async () => {
-    while (Date.now() < deadline) await queue.add(one);
+    while (more()) await queue.add(one);
   };
   await Promise.all(Array.from({ length: args.concurrency }, feed));
   await queue.onIdle();
   await limiter.close();
-  await redis.quit();
+  await redis?.quit();
   return { pid: process.pid, requests, stats: limiter.stats() };
 }
 

@@ -24,8 +24,17 @@ export const DEFAULT_MARGIN: MarginRule = { minMs: 250, ratio: 0.01 };
  */
 export const PROBE_POLICY: RateLimitPolicy = { quota: 1, windowSeconds: 1 };
 
-/** While a key's policy is not known yet, waiters re-check at least this often (ms). */
+/** While a key's policy is not known yet, or its slow start waits for an answer, the first waiter re-checks at least this often (ms). */
 export const UNKNOWN_POLICY_POLL_MS = 50;
+
+/**
+ * Slow start: until a response of the key has carried `RateLimit: r` (the server's own count), one
+ * request at a time goes; the first `r` then sizes the first burst (the rest of the window is logged
+ * as other usage). An unanswered request (lost, timed out) gives its turn up after this long (ms).
+ * Not applied when a `defaultPolicy` is configured: the caller vouches for that starting budget
+ * (the token endpoint's spec policy, whose calls are few and one at a time).
+ */
+export const SLOW_START_PROBE_MS = 2_000;
 
 /**
  * How far back (ms) the log is kept beyond the window, so that a `RateLimit: r=` read from a slow
@@ -36,7 +45,7 @@ export const LOOKBACK_MAX_MS = 30_000;
 
 /** Options common to the in-process and the Redis limiter. */
 export interface LimiterOptions {
-  /** Policy assumed until a response of the key tells one. Default `PROBE_POLICY`. */
+  /** Policy assumed until a response of the key tells one, with no slow start. Default `PROBE_POLICY`. */
   defaultPolicy?: RateLimitPolicy | undefined;
   /** A fixed latency margin (ms) instead of the default rule max(250 ms, 1 % of w). */
   marginMs?: number | undefined;

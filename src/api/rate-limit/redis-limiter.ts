@@ -11,6 +11,8 @@ import {
   PROBE_POLICY,
   type Reaction,
   reactionTo,
+  SLOW_START_PROBE_MS,
+  spanMs,
   UNKNOWN_POLICY_POLL_MS,
 } from './policy.js';
 import { OBSERVE, SLIDING_LOG_ACQUIRE, TOKEN_BUCKET_ACQUIRE } from './redis-scripts.js';
@@ -24,6 +26,7 @@ import {
   type Sleep,
 } from './types.js';
 import { WaitBoard } from './wait-board.js';
+import { InFlight, WaiterLine } from './waiter-line.js';
 
 export type LimiterAlgorithm = 'sliding-log' | 'token-bucket';
 
@@ -64,12 +67,14 @@ export interface RedisRateLimiterProps extends LimiterOptions {
 interface ScriptCommands {
   receivablesRateLogAcquire(...args: (string | number)[]): Promise<[number, number]>;
   receivablesRateBucketAcquire(...args: (string | number)[]): Promise<[number, number]>;
-  receivablesRateObserve(...args: (string | number)[]): Promise<[number, number]>;
+  receivablesRateObserve(...args: (string | number)[]): Promise<[number, number, number]>;
 }
 
 /**
- * The budget shared by every process using one token grant: one atomic Lua script per `acquire`
- * (prune, count, add) and per `observe` (policy, pause, other clients' usage), on the Redis clock.
+ * The budget shared by every process using one token grant: one atomic Lua script per budget check
+ * (prune, count, add) and per `observe` (restamp, policy, pause, other clients' usage), on the Redis
+ * clock. Only the first waiting `acquire` of a key in a process checks (`WaiterLine`), and Redis
+ * gives each process's first waiter its own slot edge, so a freed slot costs about one check.
  * A process that gets a 429 sets the pause every other process reads on its next `acquire`.
  *
  * @example
@@ -87,14 +92,21 @@ export class RedisRateLimiter implements MeteredRateLimiter {
   readonly #policies = new Map<string, string>();
   readonly #log: Logger | undefined;
   readonly #stats: RateLimiterStats = emptyLimiterStats();
-  readonly #waits = new WaitBoard(() => this.#props.clock.now().getTime());
+  /** A dead Redis fails every waiting caller at once, as it would fail each of them in turn. */
+  readonly #line = new WaiterLine((error) => error instanceof LimiterStoreError);
+  /** Log members of this process's admissions not answered yet, per key, oldest first. */
+  readonly #inFlight = new InFlight<string>();
+  readonly #waits = new WaitBoard(
+    () => this.#props.clock.now().getTime(),
+    () => this.#line.totalQueued,
+  );
   #told: RateLimitPolicy | undefined;
 
   constructor(props: RedisRateLimiterProps) {
     this.#props = props;
     this.#margin = marginRule(props);
     this.#log = props.logger?.child({ component: 'rate-limiter', store: 'redis' });
-    props.redis.defineCommand('receivablesRateLogAcquire', { numberOfKeys: 3, lua: SLIDING_LOG_ACQUIRE });
+    props.redis.defineCommand('receivablesRateLogAcquire', { numberOfKeys: 4, lua: SLIDING_LOG_ACQUIRE });
     props.redis.defineCommand('receivablesRateBucketAcquire', { numberOfKeys: 3, lua: TOKEN_BUCKET_ACQUIRE });
     props.redis.defineCommand('receivablesRateObserve', { numberOfKeys: 3, lua: OBSERVE });
     this.#redis = props.redis as unknown as ScriptCommands;
@@ -107,19 +119,11 @@ export class RedisRateLimiter implements MeteredRateLimiter {
   async acquire(key: string, signal?: AbortSignal): Promise<number> {
     const started = this.#props.clock.now().getTime();
     const wake = signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
-    for (;;) {
+    try {
+      await this.#line.turn(key, () => this.#admit(key, signal, wake), wake);
+    } catch (error) {
       if (this.#closing.signal.aborted) throw limiterClosed();
-      signal?.throwIfAborted();
-      const [waitMs, known] = await this.#tryTake(key).catch(storeUnavailable);
-      if (waitMs <= 0) break;
-      const sleepMs = known === 1 ? waitMs : Math.min(waitMs, UNKNOWN_POLICY_POLL_MS);
-      try {
-        const wakesAt = this.#props.clock.now().getTime() + sleepMs;
-        await this.#waits.during(wakesAt, this.#props.sleep(sleepMs, wake));
-      } catch (error) {
-        if (this.#closing.signal.aborted) throw limiterClosed();
-        throw error;
-      }
+      throw error;
     }
     const waited = this.#props.clock.now().getTime() - started;
     this.#stats.acquired++;
@@ -127,9 +131,13 @@ export class RedisRateLimiter implements MeteredRateLimiter {
     return waited;
   }
 
+  /**
+   * One Lua call: restamps this process's oldest unanswered admission of `key` with the Redis time
+   * (the server counted that request before answering), ends a slow-start wait, follows the headers.
+   */
   async observe(key: string, info: RateInfo): Promise<void> {
     const reaction = reactionTo(info, this.#props.policyName);
-    if (reaction) await this.#apply(key, reaction);
+    await this.#apply(key, reaction ?? { rateLimited: false }, reaction !== undefined);
   }
 
   stats(): RateLimiterStats {
@@ -142,12 +150,45 @@ export class RedisRateLimiter implements MeteredRateLimiter {
   }
 
   /** The Redis keys of one budget (tests clean them up; operators can inspect them). */
-  keysOf(key: string): { log: string; tat: string; pause: string; policy: string } {
+  keysOf(key: string): { log: string; tat: string; pause: string; policy: string; waiters: string } {
     const base = `${this.#props.prefix}:rl:${key}`;
-    return { log: `${base}:log`, tat: `${base}:tat`, pause: `${base}:pause`, policy: `${base}:policy` };
+    return {
+      log: `${base}:log`,
+      tat: `${base}:tat`,
+      pause: `${base}:pause`,
+      policy: `${base}:policy`,
+      waiters: `${base}:waiters`,
+    };
   }
 
-  #tryTake(key: string): Promise<[number, number]> {
+  /** The first waiter's loop: check, sleep until the time Redis names, check again. */
+  async #admit(key: string, signal: AbortSignal | undefined, wake: AbortSignal): Promise<void> {
+    try {
+      for (;;) {
+        if (this.#closing.signal.aborted) throw limiterClosed();
+        signal?.throwIfAborted();
+        const member = this.#nextMember();
+        const [waitMs, known] = await this.#tryTake(key, member).catch(storeUnavailable);
+        if (waitMs <= 0) {
+          if (this.algorithm === 'sliding-log')
+            this.#inFlight.add(key, member, this.#props.clock.now().getTime());
+          return;
+        }
+        const sleepMs = known === 1 ? waitMs : Math.min(waitMs, UNKNOWN_POLICY_POLL_MS);
+        const wakesAt = this.#props.clock.now().getTime() + sleepMs;
+        await this.#waits.during(wakesAt, this.#props.sleep(sleepMs, wake));
+      }
+    } catch (error) {
+      // Give the edge Redis reserved for this process back (best effort: it lapses 1 s after it anyway).
+      if (this.algorithm === 'sliding-log' && this.#line.queued(key) === 0) {
+        this.#props.redis.zrem(this.keysOf(key).waiters, this.#member).catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+
+  #tryTake(key: string, member: string): Promise<[number, number]> {
+    this.#stats.checks = (this.#stats.checks ?? 0) + 1;
     const keys = this.keysOf(key);
     if (this.algorithm === 'token-bucket') {
       return this.#redis.receivablesRateBucketAcquire(
@@ -156,19 +197,25 @@ export class RedisRateLimiter implements MeteredRateLimiter {
         keys.policy,
         ...this.#policyArgs(),
         this.#props.tokenBucketBurst ?? 1,
+        '',
+        this.#probeMs,
       );
     }
     return this.#redis.receivablesRateLogAcquire(
       keys.log,
       keys.pause,
       keys.policy,
+      keys.waiters,
       ...this.#policyArgs(),
-      this.#nextMember(),
+      member,
       LOOKBACK_MAX_MS,
+      this.#probeMs,
+      this.#member,
     );
   }
 
-  async #apply(key: string, reaction: Reaction): Promise<void> {
+  /** `follow`: false for a response of another policy (only the restamp and the slow start apply). */
+  async #apply(key: string, reaction: Reaction, follow: boolean): Promise<void> {
     if (reaction.rateLimited) this.#stats.rateLimited++;
     if (reaction.policy) this.#told = reaction.policy;
     const told = reaction.policy && `${reaction.policy.quota}/${reaction.policy.windowSeconds}s`;
@@ -177,10 +224,12 @@ export class RedisRateLimiter implements MeteredRateLimiter {
       this.#log?.info({ key, policy: reaction.policy }, 'rate-limit policy set');
     }
     const keys = this.keysOf(key);
-    const seen = reaction.remaining;
-    const [foreign, pausedMs] = await this.#redis
+    const seen = follow ? reaction.remaining : undefined;
+    const slidingLog = this.algorithm === 'sliding-log';
+    this.#stats.observeCalls = (this.#stats.observeCalls ?? 0) + 1;
+    const [foreign, pausedMs, restamped] = await this.#redis
       .receivablesRateObserve(
-        this.algorithm === 'token-bucket' ? keys.tat : keys.log,
+        slidingLog ? keys.log : keys.tat,
         keys.pause,
         keys.policy,
         ...this.#policyArgs(),
@@ -192,9 +241,11 @@ export class RedisRateLimiter implements MeteredRateLimiter {
         seen?.lookbackMs ?? 0,
         LOOKBACK_MAX_MS,
         this.#nextMember(),
-        this.algorithm === 'sliding-log' ? '1' : '0',
+        slidingLog ? '1' : '0',
+        (slidingLog && this.#inFlight.oldest(key, this.#keptSince(reaction))) || '',
       )
       .catch(storeUnavailable);
+    if (restamped === 1) this.#stats.restamped = (this.#stats.restamped ?? 0) + 1;
     if (foreign > 0) {
       this.#stats.foreignRequests += foreign;
       this.#log?.debug({ key, foreign, remaining: seen?.remaining }, 'other clients use this budget');
@@ -204,6 +255,20 @@ export class RedisRateLimiter implements MeteredRateLimiter {
       const reason = reaction.pauseMs !== undefined ? 'retry-after' : 'budget used by other clients';
       this.#log?.warn({ key, pauseMs: pausedMs, reason }, 'rate limiter paused every process of this key');
     }
+  }
+
+  /**
+   * Admissions before this time (ms, local clock) are not restamped: Redis keeps the log for
+   * w + m + 30 s; half of the 30 s leaves room for the clocks' drift and a policy change.
+   */
+  #keptSince(reaction: Reaction): number {
+    const policy = reaction.policy ?? this.#told ?? this.#props.defaultPolicy ?? PROBE_POLICY;
+    return this.#props.clock.now().getTime() - spanMs(policy, this.#margin) - LOOKBACK_MAX_MS / 2;
+  }
+
+  /** The slow start's wait for an answer; 0 (none) when a default policy is configured. */
+  get #probeMs(): number {
+    return this.#props.defaultPolicy === undefined ? SLOW_START_PROBE_MS : 0;
   }
 
   #policyArgs(): [number, number, number, number] {

@@ -9,6 +9,7 @@ import {
   PROBE_POLICY,
   type Reaction,
   reactionTo,
+  SLOW_START_PROBE_MS,
   spanMs,
   UNKNOWN_POLICY_POLL_MS,
 } from './policy.js';
@@ -21,6 +22,7 @@ import {
   type Sleep,
 } from './types.js';
 import { WaitBoard } from './wait-board.js';
+import { InFlight, WaiterLine } from './waiter-line.js';
 
 export interface SlidingLogRateLimiterProps extends LimiterOptions {
   clock: Clock;
@@ -33,6 +35,10 @@ interface KeyState {
   pauseUntil: number;
   /** The policy the server told; undefined until then. */
   policy: RateLimitPolicy | undefined;
+  /** Whether a response has carried `RateLimit: r` (ends the slow start). */
+  counted: boolean;
+  /** Slow start: until when the one request sent is waited for (ms); 0 when none is. */
+  probeUntil: number;
 }
 
 /** The error `acquire` rejects with once the limiter is closed. */
@@ -57,7 +63,12 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
   readonly #closing = new AbortController();
   readonly #log: Logger | undefined;
   readonly #stats: RateLimiterStats = emptyLimiterStats();
-  readonly #waits = new WaitBoard(() => this.#now());
+  readonly #line = new WaiterLine();
+  readonly #inFlight = new InFlight<number>();
+  readonly #waits = new WaitBoard(
+    () => this.#now(),
+    () => this.#line.totalQueued,
+  );
   #told: RateLimitPolicy | undefined;
 
   constructor(props: SlidingLogRateLimiterProps) {
@@ -66,21 +77,15 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
     this.#log = props.logger?.child({ component: 'rate-limiter', store: 'memory' });
   }
 
+  /** Callers of one key queue in a `WaiterLine`: only the first checks the log and sleeps. */
   async acquire(key: string, signal?: AbortSignal): Promise<number> {
     const started = this.#now();
     const wake = signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
-    for (;;) {
+    try {
+      await this.#line.turn(key, () => this.#admit(key, signal, wake), wake);
+    } catch (error) {
       if (this.#closing.signal.aborted) throw limiterClosed();
-      signal?.throwIfAborted();
-      const { waitMs, known } = this.#tryTake(key);
-      if (waitMs === 0) break;
-      const sleepMs = known ? waitMs : Math.min(waitMs, UNKNOWN_POLICY_POLL_MS);
-      try {
-        await this.#waits.during(this.#now() + sleepMs, this.#props.sleep(sleepMs, wake));
-      } catch (error) {
-        if (this.#closing.signal.aborted) throw limiterClosed();
-        throw error;
-      }
+      throw error;
     }
     const waited = this.#now() - started;
     this.#stats.acquired++;
@@ -88,7 +93,14 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
     return waited;
   }
 
+  /**
+   * Restamps this process's oldest unanswered admission of `key` with now (the server counted that
+   * request before answering), ends a slow-start wait, then follows the headers.
+   */
   async observe(key: string, info: RateInfo): Promise<void> {
+    const state = this.#state(key);
+    this.#restamp(key, state);
+    state.probeUntil = 0;
     const reaction = reactionTo(info, this.#props.policyName);
     if (reaction) this.#apply(key, reaction);
   }
@@ -107,11 +119,25 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
     return countAfter(state.log, this.#now() - spanMs(this.#policy(state), this.#margin));
   }
 
+  async #admit(key: string, signal: AbortSignal | undefined, wake: AbortSignal): Promise<void> {
+    for (;;) {
+      if (this.#closing.signal.aborted) throw limiterClosed();
+      signal?.throwIfAborted();
+      const { waitMs, known } = this.#tryTake(key);
+      if (waitMs === 0) return;
+      const sleepMs = known ? waitMs : Math.min(waitMs, UNKNOWN_POLICY_POLL_MS);
+      await this.#waits.during(this.#now() + sleepMs, this.#props.sleep(sleepMs, wake));
+    }
+  }
+
   #tryTake(key: string): { waitMs: number; known: boolean } {
+    this.#stats.checks = (this.#stats.checks ?? 0) + 1;
     const state = this.#state(key);
     const now = this.#now();
     const known = state.policy !== undefined;
     if (state.pauseUntil > now) return { waitMs: state.pauseUntil - now, known };
+    // Slow start: one request at a time until the server has said how much of its window is used.
+    if (!state.counted && state.probeUntil > now) return { waitMs: state.probeUntil - now, known: false };
     const policy = this.#policy(state);
     const span = spanMs(policy, this.#margin);
     dropUpTo(state.log, now - span - LOOKBACK_MAX_MS);
@@ -119,6 +145,8 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
     const counted = state.log.length - first;
     if (counted < policy.quota) {
       insert(state.log, now);
+      this.#inFlight.add(key, now, now);
+      if (!state.counted) state.probeUntil = now + SLOW_START_PROBE_MS;
       return { waitMs: 0, known };
     }
     // Wait until enough of the oldest entries leave the span for one more to fit.
@@ -137,6 +165,7 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
     if (reaction.pauseMs !== undefined) this.#pause(key, state, now, reaction.pauseMs, 'retry-after');
     const seen = reaction.remaining;
     if (seen === undefined || state.policy === undefined) return;
+    state.counted = true;
     const since = now - seen.lookbackMs - spanMs(state.policy, this.#margin);
     const ours = countAfter(state.log, since);
     const foreign = state.policy.quota - seen.remaining - ours;
@@ -149,6 +178,22 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
     }
   }
 
+  /** Moves the oldest unanswered admission's entry to now: an upper bound of when the server counted it. */
+  #restamp(key: string, state: KeyState): void {
+    const now = this.#now();
+    const kept = now - spanMs(this.#policy(state), this.#margin) - LOOKBACK_MAX_MS / 2;
+    for (;;) {
+      const admitted = this.#inFlight.oldest(key, kept);
+      if (admitted === undefined || admitted >= now) return;
+      const at = firstAfter(state.log, admitted) - 1;
+      if (at < 0 || state.log[at] !== admitted) continue; // left the log (a policy change): the next one
+      state.log.splice(at, 1);
+      insert(state.log, now);
+      this.#stats.restamped = (this.#stats.restamped ?? 0) + 1;
+      return;
+    }
+  }
+
   #pause(key: string, state: KeyState, now: number, ms: number, reason: string): void {
     this.#stats.pauses++;
     state.pauseUntil = Math.max(state.pauseUntil, now + ms);
@@ -158,7 +203,9 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
   #state(key: string): KeyState {
     let state = this.#keys.get(key);
     if (!state) {
-      state = { log: [], pauseUntil: 0, policy: undefined };
+      // A configured default policy is vouched for by the caller: no slow start.
+      const counted = this.#props.defaultPolicy !== undefined;
+      state = { log: [], pauseUntil: 0, policy: undefined, counted, probeUntil: 0 };
       this.#keys.set(key, state);
     }
     return state;

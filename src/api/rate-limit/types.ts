@@ -59,6 +59,15 @@ export interface RateLimiterStats {
    * the budget: the time the rate limit held the process up (`waitedMsTotal` adds every caller's).
    */
   heldMs?: number | undefined;
+  /**
+   * (Added.) Budget checks `acquire` made (Redis: one Lua call each). Only the first waiter of a
+   * key checks, so it stays near one or two per admitted request however many wait.
+   */
+  checks?: number | undefined;
+  /** (Added.) Redis only: Lua calls of `observe` (one per observed response). */
+  observeCalls?: number | undefined;
+  /** (Added.) Log entries restamped with the time their response was observed. */
+  restamped?: number | undefined;
   /** The policy a server told last (`RateLimit-Policy`); absent until one did. */
   policy?: RateLimitPolicy | undefined;
 }
@@ -71,6 +80,8 @@ export const emptyLimiterStats = (): RateLimiterStats => ({
   rateLimited: 0,
   pauses: 0,
   foreignRequests: 0,
+  checks: 0,
+  restamped: 0,
 });
 
 export interface MeteredRateLimiter extends RateLimiter {

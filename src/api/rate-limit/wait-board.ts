@@ -14,8 +14,12 @@ export class WaitBoard {
   #since: number | undefined;
   #heldMs = 0;
 
-  constructor(now: () => number) {
+  readonly #queued: () => number;
+
+  /** `queued`: the callers waiting behind a sleeping one for their turn (`WaiterLine`), counted in `calls`. */
+  constructor(now: () => number, queued: () => number = () => 0) {
     this.#now = now;
+    this.#queued = queued;
   }
 
   /** Counts the caller as waiting until `wakesAt` (epoch ms) while `sleep` runs. */
@@ -37,7 +41,7 @@ export class WaitBoard {
   /** The callers waiting, and the first wake (requests flow again then); undefined when none waits. */
   get waiting(): RateLimiterStats['waiting'] {
     if (this.#wakes.size === 0) return undefined;
-    return { calls: this.#wakes.size, resumesAt: Math.min(...this.#wakes.values()) };
+    return { calls: this.#wakes.size + this.#queued(), resumesAt: Math.min(...this.#wakes.values()) };
   }
 
   /** Wall-clock milliseconds during which at least one caller was waiting (the current stretch included). */

@@ -11,9 +11,12 @@ import { maxInAnySpan } from '../../support/limiter-worker.js';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test-rl-redis-${randomUUID().slice(0, 8)}`;
 
+/** A response telling the policy and the server's count (by default: nothing counted yet, ending the slow start). */
 const policy = (quota: number, windowSeconds: number, extra: Partial<RateInfo> = {}): RateInfo => ({
   status: 200,
   policy: { name: 'public-api', quota, windowSeconds },
+  remaining: quota,
+  resetSeconds: 0,
   ...extra,
 });
 

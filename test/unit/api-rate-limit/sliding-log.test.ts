@@ -2,58 +2,17 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MARGIN, marginMs, PROBE_POLICY } from '../../../src/api/rate-limit/policy.js';
 import { SlidingLogRateLimiter } from '../../../src/api/rate-limit/sliding-log.js';
-import type { RateInfo, Sleep } from '../../../src/api/rate-limit/types.js';
-import { ManualClock } from '../../../src/domain/clock.js';
+import type { RateInfo } from '../../../src/api/rate-limit/types.js';
 import { createLogger } from '../../../src/logging/logger.js';
-
-/** Virtual time: `sleep` registers a timer; `run` moves the clock to the next timer whenever nothing else can progress. */
-class VirtualTime {
-  readonly clock = new ManualClock('2026-01-15T10:00:00.000Z');
-  readonly start = this.clock.now().getTime();
-  #timers: { at: number; resolve: () => void }[] = [];
-
-  readonly sleep: Sleep = (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const timer = { at: this.clock.now().getTime() + ms, resolve };
-      this.#timers.push(timer);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.#timers = this.#timers.filter((t) => t !== timer);
-          reject(signal.reason);
-        },
-        { once: true },
-      );
-    });
-
-  /** Milliseconds since the start. */
-  get t(): number {
-    return this.clock.now().getTime() - this.start;
-  }
-
-  async run<T>(work: Promise<T>): Promise<T> {
-    let done = false;
-    work.then(
-      () => (done = true),
-      () => (done = true),
-    );
-    for (;;) {
-      await new Promise((r) => setImmediate(r));
-      if (done) return work;
-      this.#timers.sort((a, b) => a.at - b.at);
-      const next = this.#timers.shift();
-      if (!next) throw new Error('deadlock: nothing to wait for');
-      if (next.at > this.clock.now().getTime()) this.clock.set(next.at);
-      next.resolve();
-    }
-  }
-}
+import { VirtualTime } from './virtual-time.js';
 
 const KEY = 'budget-1';
+/** A response telling the policy and the server's count (by default: nothing counted yet, ending the slow start). */
 const policyInfo = (quota: number, windowSeconds: number, extra: Partial<RateInfo> = {}): RateInfo => ({
   status: 200,
   policy: { name: 'public-api', quota, windowSeconds },
+  remaining: quota,
+  resetSeconds: 0,
   ...extra,
 });
 
@@ -124,7 +83,7 @@ describe('SlidingLogRateLimiter', () => {
     expect(PROBE_POLICY).toEqual({ quota: 1, windowSeconds: 1 });
   });
 
-  it('when a configured default policy is given, then it is used until the server tells one', async () => {
+  it('when a configured default policy is given, then it is used until the server tells one, with no slow start', async () => {
     const time = new VirtualTime();
     const limiter = new SlidingLogRateLimiter({
       clock: time.clock,

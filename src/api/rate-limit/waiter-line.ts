@@ -1,0 +1,121 @@
+/**
+ * The `acquire` calls of one process waiting for one key, in arrival order: only the first one (the
+ * head) checks the budget and sleeps until the time the check names; the others wait for their turn
+ * without timers. When the head is admitted the next one checks at once, so a freed slot wakes one
+ * caller per process, not every caller (each check of the Redis limiter is a Lua call).
+ *
+ * @example
+ * const line = new WaiterLine();
+ * await line.turn(key, async () => { for (;;) { if (await tryTake(key)) return; await sleep(ms, signal); } }, signal);
+ */
+export class WaiterLine {
+  readonly #lines = new Map<string, Waiter[]>();
+  readonly #sharedFailure: (error: unknown) => boolean;
+
+  /**
+   * @param sharedFailure A failure of the head that every caller behind it would meet too (the
+   *   limiter's Redis is down): they are rejected with it at once instead of each trying in turn
+   *   (each try of a dead Redis takes seconds of reconnection attempts).
+   */
+  constructor(sharedFailure: (error: unknown) => boolean = () => false) {
+    this.#sharedFailure = sharedFailure;
+  }
+
+  /**
+   * Runs `work` once every earlier caller of `key` has finished its own; rejects with the signal's
+   * reason if `signal` aborts while waiting for the turn (`work` handles aborts once it runs).
+   */
+  async turn<T>(key: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    let line = this.#lines.get(key);
+    if (!line) {
+      line = [];
+      this.#lines.set(key, line);
+    }
+    const me: Waiter = {};
+    line.push(me);
+    try {
+      if (line.length > 1) await waitForTurn(me, signal);
+      return await work();
+    } catch (error) {
+      if (this.#sharedFailure(error)) for (const waiting of line) if (waiting !== me) waiting.fail?.(error);
+      throw error;
+    } finally {
+      const at = line.indexOf(me);
+      line.splice(at, 1);
+      if (at === 0) line[0]?.go?.();
+      if (line.length === 0) this.#lines.delete(key);
+    }
+  }
+
+  /** Callers of `key` waiting behind the head (the head excluded). */
+  queued(key: string): number {
+    return Math.max(0, (this.#lines.get(key)?.length ?? 0) - 1);
+  }
+
+  /** Callers waiting behind a head, over every key. */
+  get totalQueued(): number {
+    let total = 0;
+    for (const line of this.#lines.values()) total += line.length - 1;
+    return total;
+  }
+}
+
+interface Waiter {
+  go?: () => void;
+  fail?: (error: unknown) => void;
+}
+
+function waitForTurn(me: Waiter, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => reject(signal!.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    me.go = () => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    };
+    me.fail = (error) => {
+      signal?.removeEventListener('abort', onAbort);
+      reject(error);
+    };
+  });
+}
+
+/**
+ * This process's admissions of one key that no response has been observed for yet, oldest first:
+ * `observe` restamps the oldest one to the response time (see docs/rate-limiting.md, "Which entry
+ * is restamped"). Admissions older than the log keeps are dropped first, so the one returned still
+ * has its entry; the list is also bounded (`limit` per key).
+ */
+export class InFlight<T> {
+  readonly #byKey = new Map<string, { admission: T; at: number }[]>();
+  readonly #limit: number;
+
+  constructor(limit = 10_000) {
+    this.#limit = limit;
+  }
+
+  /** Records an admission of `key` made at `at` (ms, this process's clock). */
+  add(key: string, admission: T, at: number): void {
+    let list = this.#byKey.get(key);
+    if (!list) {
+      list = [];
+      this.#byKey.set(key, list);
+    }
+    list.push({ admission, at });
+    if (list.length > this.#limit) list.shift();
+  }
+
+  /** Removes and returns the oldest admission of `key` made after `notBefore` (older ones are dropped). */
+  oldest(key: string, notBefore: number): T | undefined {
+    const list = this.#byKey.get(key);
+    if (!list) return undefined;
+    let next = list.shift();
+    while (next && next.at < notBefore) next = list.shift();
+    if (list.length === 0) this.#byKey.delete(key);
+    return next?.admission;
+  }
+}
