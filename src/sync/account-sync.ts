@@ -10,6 +10,7 @@ import {
 import { contentHash } from '../mapping/content-hash.js';
 import { diffBatch } from './batch-diff.js';
 import { processBatchOf } from './batch-execution.js';
+import { BatchRemotes } from './lookup-switch.js';
 import { fail, type Outcome } from './outcome.js';
 import type { PassScope } from './pass-scope.js';
 import { withPendingWrite } from './pending-write.js';
@@ -30,18 +31,29 @@ interface AccountState {
 }
 
 /**
- * Syncs a batch of accounts: unchanged ones cost nothing; ones the state does not know are looked
- * up by their source (so a fresh state DB adopts instead of duplicating), then created with their
- * source in one request; changed ones are updated and their source's `lastUpdate` set.
+ * Syncs a batch of accounts: unchanged ones cost nothing; ones the state does not know are created
+ * with their source in one request (a source already linked is looked up and adopted: see
+ * LookupSwitch for when they are looked up first instead); changed ones are updated and their
+ * source's `lastUpdate` set.
  */
 export async function syncAccounts(ctx: PassScope, tags: TagResolver, items: readonly Item[]): Promise<void> {
   const plan = await diffBatch(ctx, 'account', items, accountHash);
-  const remote = await lookupAccounts(ctx, plan.unknown);
+  const remote = await BatchRemotes.prepare({
+    unknown: plan.unknown,
+    // A deleted account is unlinked on the service: only a lookup finds it there.
+    alwaysLookUp: plan.work.filter((i) => i.record.deleted).map((i) => i.record.sourceId),
+    modes: ctx.lookups,
+    find: (keys) => lookupAccounts(ctx, keys),
+  });
   await processBatchOf(
     ctx,
     'account',
     plan,
-    ({ record }) => syncOne(ctx, tags, record, plan.known.get(record.sourceId), remote.get(record.sourceId)),
+    ({ record }) => {
+      const mapped = plan.known.get(record.sourceId);
+      if (mapped || record.deleted) return syncOne(ctx, tags, record, mapped, remote);
+      return ctx.lookups.firstAlone(() => syncOne(ctx, tags, record, undefined, remote));
+    },
     'account',
   );
 }
@@ -51,9 +63,10 @@ async function syncOne(
   tags: TagResolver,
   record: AccountRecord,
   mapped: MappedRecord | undefined,
-  remote: RemoteAccount | undefined,
+  remotes: BatchRemotes<RemoteAccount>,
 ): Promise<Outcome> {
   // Unchanged records never get here: diffBatch counts them without any work.
+  const remote = mapped ? undefined : await remotes.get(record.sourceId);
   if (record.deleted) return unlink(ctx, record, mapped ?? (remote && { apiId: remote.id }));
   if (mapped)
     return update(ctx, tags, record, mapped.apiId, (mapped.syncedState as Partial<AccountState>).tags ?? []);
@@ -85,6 +98,7 @@ async function create(ctx: PassScope, tags: TagResolver, record: AccountRecord):
     // A 400 may mean the source is already linked (created by an earlier, interrupted run): look it up.
     const existing = (await recoverAccounts(ctx, [record.sourceId])).get(record.sourceId);
     if (!existing) throw error;
+    ctx.lookups.metExisting('account', record.sourceId);
     return adopt(ctx, tags, record, existing);
   }
   if (record.tags.length > 0) {

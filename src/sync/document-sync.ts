@@ -17,6 +17,7 @@ import {
 import { renderDocumentPdf } from '../mapping/render-pdf.js';
 import { diffBatch } from './batch-diff.js';
 import { processBatchOf } from './batch-execution.js';
+import { BatchRemotes } from './lookup-switch.js';
 import { fail, type Outcome } from './outcome.js';
 import type { PassScope } from './pass-scope.js';
 import { withPendingWrite } from './pending-write.js';
@@ -39,9 +40,9 @@ interface Owner {
 
 /**
  * Syncs a batch of invoices or credit notes, keyed by `sourceId`: documents wait for their account
- * (and fail with its reason when it failed), unknown ones are looked up in batches of 50 before
- * anything is created, a duplicate-source-id answer becomes a lookup, and paid amount / due date
- * changes go through the document PATCH.
+ * (and fail with its reason when it failed), unknown ones are created (a duplicate-source-id answer
+ * becomes a lookup and an adoption; see LookupSwitch for when they are looked up in batches of 50
+ * first instead), and paid amount / due date changes go through the document PATCH.
  */
 export async function syncDocuments(
   ctx: PassScope,
@@ -53,13 +54,24 @@ export async function syncDocuments(
     ctx,
     plan.work.map((i) => i.record.accountSourceId),
   );
-  const remote = await lookupDocuments(ctx, kind, plan.unknown);
+  const remote = await BatchRemotes.prepare({
+    unknown: plan.unknown,
+    // A document whose account is not available cannot be created: only a lookup can adopt it.
+    alwaysLookUp: plan.work
+      .filter((i) => typeof owners.get(i.record.accountSourceId) !== 'object')
+      .map((i) => i.record.sourceId),
+    modes: ctx.lookups,
+    find: (keys) => lookupDocuments(ctx, kind, keys),
+  });
   await processBatchOf(
     ctx,
     kind,
     plan,
-    ({ record }) =>
-      syncOne(ctx, record, owners, plan.known.get(record.sourceId), remote.get(record.sourceId)),
+    ({ record }) => {
+      const mapped = plan.known.get(record.sourceId);
+      if (mapped) return syncOne(ctx, record, owners, mapped, remote);
+      return ctx.lookups.firstAlone(() => syncOne(ctx, record, owners, undefined, remote));
+    },
     'document',
   );
 }
@@ -69,10 +81,11 @@ async function syncOne(
   record: DocumentRecord,
   owners: Map<string, Owner | string>,
   mapped: MappedRecord | undefined,
-  remote: RemoteDocument | undefined,
+  remotes: BatchRemotes<RemoteDocument>,
 ): Promise<Outcome> {
   // Unchanged records never get here: diffBatch counts them without any work.
   if (mapped) return update(ctx, record, mapped.apiId, mapped.syncedState as Partial<DocumentState>);
+  const remote = await remotes.get(record.sourceId);
   if (remote) return adopt(ctx, record, remote);
   const owner = owners.get(record.accountSourceId);
   if (typeof owner === 'string' || owner === undefined) {
@@ -115,6 +128,7 @@ async function create(ctx: PassScope, record: DocumentRecord, owner: Owner): Pro
     // duplicate-source-id (or any refusal of a document that may already exist): never a second document.
     const existing = (await lookupDocuments(ctx, record.kind, [record.sourceId])).get(record.sourceId);
     if (!existing) throw error;
+    ctx.lookups.metExisting(record.kind, record.sourceId);
     return adopt(ctx, record, existing);
   }
   if (documentPatch(current, mutableState(record))) {

@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import type { RecordKind, Stream } from '../domain/records.js';
 import type { DownstreamFailure } from '../sources/source.js';
 import type { FingerprintSnapshots } from './fingerprint-snapshot.js';
+import type { LookupSwitch } from './lookup-switch.js';
 import { emptyCounts, type KindCounts, type Outcome, SUMMARY_KEY, type SummaryKey } from './outcome.js';
 import type { SyncApi, SyncState } from './ports.js';
 import type { LinkedAccounts } from './remote-lookup.js';
@@ -39,6 +40,8 @@ export interface PassScope {
   readonly snapshots: FingerprintSnapshots;
   /** The service's linked accounts of this connection, listed once when a lookup needs them. */
   readonly linkedAccounts: LinkedAccounts;
+  /** Create first, or look records the record map does not know up first (see LookupSwitch). */
+  readonly lookups: LookupSwitch;
 }
 
 /** A planned operation, as `--dry-run` prints it. */

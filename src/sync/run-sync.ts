@@ -8,6 +8,7 @@ import { syncAccounts } from './account-sync.js';
 import { syncDocuments } from './document-sync.js';
 import { recordFailure, recordRejected } from './failure-recorder.js';
 import { FingerprintSnapshots, type SnapshotPolicy } from './fingerprint-snapshot.js';
+import { LookupSwitch } from './lookup-switch.js';
 import type { KindCounts, SummaryKey } from './outcome.js';
 import { PassReport, type PassScope, type PlannedOperation, type ProgressEvent } from './pass-scope.js';
 import type { SyncApi, SyncState } from './ports.js';
@@ -90,6 +91,8 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
     failureKinds: await state.failures.openKinds(source.id),
     snapshots: new FingerprintSnapshots(state.recordMap, source.id, props.logger, props.snapshotPolicy),
     linkedAccounts: new LinkedAccounts(() => props.api.listLinkedAccounts(), props.connectionId),
+    // A dry run plans without writing: only a lookup tells "create" from "adopt" there.
+    lookups: new LookupSwitch({ lookUpFirst: dryRun, logger: props.logger.child({ sourceId: source.id }) }),
   };
   const { report } = ctx;
   const tags = new TagResolver(ctx);
