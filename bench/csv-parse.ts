@@ -1,24 +1,30 @@
 /**
- * CSV source throughput and memory, against bare csv-parse on the same file.
+ * CSV source throughput and memory, against bare csv-parse on the same file in the source's mode.
  *
  *   npx tsx bench/csv-parse.ts [file.csv] [--rows N] [--repeat N]
  *
  * Without a file, a synthetic invoices CSV of N rows (default 1,000,000) is generated once in
  * `os.tmpdir()` and reused. Each measurement runs in its own child process, so its peak RSS
- * (`process.resourceUsage().maxRSS`) is its own:
+ * (`VmHWM`, see `peakRssMB`) is its own:
  *
- * - `bare`: csv-parse streaming the file with `columns: true`, rows counted and dropped;
+ * - `bare`: csv-parse streaming the file in the mode and with the options the source reads it
+ *   (`CSV_PARSE_OPTIONS`: array rows, BOM, relaxed column count, empty lines skipped, a record size
+ *   limit), rows counted and dropped: the baseline the ratio is against;
+ * - `columns`: the same with `columns: true` (rows as objects), the baseline of earlier versions of
+ *   this bench, about 1.6x slower than `bare`: printed for continuity only, never the goal;
  * - `source`: the CSV source's whole path on a drop folder holding the file: claim, checksum and
  *   UTF-8 check, header, parse, validation, batches drained, archive (no downstream sync).
  *
- * Each is run `--repeat` times (default 3), alternating: the best rows/s and the worst peak RSS
- * are kept, so a busy machine skews the ratio less and the memory figure errs high.
+ * Each is run `--repeat` times (default 3), alternating: the best rows/s, the least CPU time and
+ * the worst peak RSS are kept, so a busy machine skews the ratio less and the memory figure errs
+ * high; the ratio by CPU time is printed beside the ratio by rows/s.
  *
- * Prints one line per figure, then one JSON line. Goals: source >= 0.5 x bare rows/s, source
- * peak RSS < 300 MB. Exit code 1 when a goal is missed.
+ * Prints one line per figure, then one JSON line. Goals: source >= 0.7 x bare rows/s, source
+ * peak RSS <= 200 MB. Exit code 1 when a goal is missed. The machine's other work shows in both
+ * figures: on a shared machine, compare several runs.
  */
 import { spawnSync } from 'node:child_process';
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { link, mkdir, mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -26,37 +32,64 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse';
 import { systemClock } from '../src/domain/clock.js';
 import { createLogger } from '../src/logging/logger.js';
+import { CSV_PARSE_OPTIONS } from '../src/sources/csv/csv-rows.js';
 import { createCsvSource } from '../src/sources/csv/csv-source.js';
 import { InMemoryDropFileLedger } from '../src/sources/ports.js';
 import { generateInvoicesCsv } from './generate-csv.js';
 
-const GOAL_RATIO = 0.5;
-const GOAL_RSS_MB = 300;
+const GOAL_RATIO = 0.7;
+const GOAL_RSS_MB = 200;
+
+type Mode = 'bare' | 'columns' | 'source';
 
 interface Measurement {
-  mode: 'bare' | 'source';
+  mode: Mode;
   rows: number;
   ms: number;
+  /** CPU time of the process (all its threads) meanwhile: less swayed by a busy machine than `ms`. */
+  cpuMs: number;
   rowsPerSecond: number;
   maxRssMB: number;
 }
 
-const finish = (mode: Measurement['mode'], rows: number, started: number): Measurement => {
-  const ms = performance.now() - started;
+/** When a measurement starts: wall clock and CPU time. */
+const start = () => ({ at: performance.now(), cpu: process.cpuUsage() });
+
+const finish = (mode: Measurement['mode'], rows: number, started: ReturnType<typeof start>): Measurement => {
+  const ms = performance.now() - started.at;
+  const cpu = process.cpuUsage(started.cpu);
   return {
     mode,
     rows,
     ms: Math.round(ms),
+    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
     rowsPerSecond: Math.round(rows / (ms / 1000)),
-    maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
+    maxRssMB: peakRssMB(),
   };
 };
 
-async function measureBare(file: string): Promise<Measurement> {
-  const started = performance.now();
-  let rows = 0;
-  for await (const _row of createReadStream(file).pipe(parse({ columns: true }))) rows++;
-  return finish('bare', rows, started);
+/**
+ * This process's peak resident memory, in MB: the kernel's high-water mark of its own memory
+ * (`VmHWM`). Not `resourceUsage().maxRSS`: on Linux that also counts the parent's memory copied at
+ * fork (before this process exec'd node), so a child of a large parent reported the parent's size.
+ */
+function peakRssMB(): number {
+  try {
+    const hwm = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (hwm) return Math.round(Number(hwm[1]) / 1024);
+  } catch {
+    // Not Linux: the portable figure below.
+  }
+  return Math.round(process.resourceUsage().maxRSS / 1024);
+}
+
+/** Bare csv-parse: data rows counted (the header row is not one). */
+async function measureBare(file: string, mode: 'bare' | 'columns'): Promise<Measurement> {
+  const started = start();
+  let rows = mode === 'bare' ? -1 : 0;
+  const parser = parse(mode === 'bare' ? CSV_PARSE_OPTIONS : { columns: true });
+  for await (const _row of createReadStream(file).pipe(parser)) rows++;
+  return finish(mode, rows, started);
 }
 
 async function measureSource(file: string): Promise<Measurement> {
@@ -76,7 +109,7 @@ async function measureSource(file: string): Promise<Measurement> {
       logger: createLogger({ level: 'silent' }),
       ledger: new InMemoryDropFileLedger(),
     });
-    const started = performance.now();
+    const started = start();
     let rows = 0;
     for await (const unit of source.units()) {
       for await (const batch of unit.batches()) rows += batch.records.length + batch.rejected.length;
@@ -88,7 +121,7 @@ async function measureSource(file: string): Promise<Measurement> {
   }
 }
 
-function runChild(mode: Measurement['mode'], file: string): Measurement {
+function runChild(mode: Mode, file: string): Measurement {
   const self = fileURLToPath(import.meta.url);
   // tsx's loader by absolute URL: the child resolves it whatever its working directory.
   const tsx = import.meta.resolve('tsx');
@@ -104,7 +137,8 @@ function runChild(mode: Measurement['mode'], file: string): Measurement {
 async function main(argv: string[]): Promise<void> {
   if (argv[0] === '--measure') {
     const [, mode, file] = argv;
-    const result = mode === 'bare' ? await measureBare(file!) : await measureSource(file!);
+    const result =
+      mode === 'bare' || mode === 'columns' ? await measureBare(file!, mode) : await measureSource(file!);
     console.log(JSON.stringify(result));
     return;
   }
@@ -125,27 +159,57 @@ async function main(argv: string[]): Promise<void> {
   const repeatAt = argv.indexOf('--repeat');
   const repeat = repeatAt >= 0 ? Math.max(1, Number(argv[repeatAt + 1])) : 3;
   const runs: Measurement[] = [];
-  for (let i = 0; i < repeat; i++) runs.push(runChild('bare', file), runChild('source', file));
-  const best = (mode: Measurement['mode']): Measurement => {
+  for (let i = 0; i < repeat; i++) {
+    runs.push(runChild('bare', file), runChild('columns', file), runChild('source', file));
+  }
+  const best = (mode: Mode): Measurement => {
     const mine = runs.filter((run) => run.mode === mode);
     const fastest = mine.reduce((a, b) => (b.rowsPerSecond > a.rowsPerSecond ? b : a));
-    return { ...fastest, maxRssMB: Math.max(...mine.map((run) => run.maxRssMB)) };
+    return {
+      ...fastest,
+      cpuMs: Math.min(...mine.map((run) => run.cpuMs)),
+      maxRssMB: Math.max(...mine.map((run) => run.maxRssMB)),
+    };
   };
   const bare = best('bare');
+  const columns = best('columns');
   const source = best('source');
-  const ratio = Math.round((source.rowsPerSecond / bare.rowsPerSecond) * 100) / 100;
+  const ratioOf = (to: Measurement): number =>
+    Math.round((source.rowsPerSecond / to.rowsPerSecond) * 100) / 100;
+  const ratio = ratioOf(bare);
   const fmt = (n: number): string => n.toLocaleString('en-US');
+  const line = (m: Measurement): string =>
+    `${fmt(m.rowsPerSecond)} rows/s, ${fmt(m.ms)} ms (CPU ${fmt(m.cpuMs)} ms), peak RSS ${m.maxRssMB} MB`;
+  const cpuRatio = Math.round((bare.cpuMs / source.cpuMs) * 100) / 100;
   console.log(`file: ${file} (${fmt(bare.rows)} rows), best of ${repeat} runs each`);
+  console.log(`bare csv-parse, the source's mode (array rows, its options): ${line(bare)}`);
+  console.log(`csv source (claim + checksum + parse + validate + archive):  ${line(source)}`);
+  console.log(`ratio source / same-mode csv-parse: ${ratio} (goal >= ${GOAL_RATIO})`);
+  console.log(`the same by CPU time (less swayed by other processes on the machine): ${cpuRatio}`);
+  console.log(`csv source peak RSS: ${source.maxRssMB} MB (goal <= ${GOAL_RSS_MB} MB)`);
   console.log(
-    `bare csv-parse (columns: true): ${fmt(bare.rowsPerSecond)} rows/s, ${bare.ms} ms, peak RSS ${bare.maxRssMB} MB`,
+    `old baseline, csv-parse with columns: true (slower than the source's mode): ${line(columns)}; ` +
+      `ratio source / it ${ratioOf(columns)} (for continuity only: not the goal)`,
   );
+  const ok =
+    ratio >= GOAL_RATIO &&
+    source.maxRssMB <= GOAL_RSS_MB &&
+    source.rows === bare.rows &&
+    columns.rows === bare.rows;
   console.log(
-    `csv source (claim + checksum + parse + validate + archive): ${fmt(source.rowsPerSecond)} rows/s, ${source.ms} ms`,
+    JSON.stringify({
+      bench: 'csv-parse',
+      file,
+      rows: bare.rows,
+      repeat,
+      bare,
+      source,
+      ratio,
+      cpuRatio,
+      columnsTrue: { ...columns, ratio: ratioOf(columns) },
+      ok,
+    }),
   );
-  console.log(`ratio source/bare: ${ratio} (goal >= ${GOAL_RATIO})`);
-  console.log(`csv source peak RSS: ${source.maxRssMB} MB (goal < ${GOAL_RSS_MB} MB)`);
-  const ok = ratio >= GOAL_RATIO && source.maxRssMB < GOAL_RSS_MB && source.rows === bare.rows;
-  console.log(JSON.stringify({ bench: 'csv-parse', file, rows: bare.rows, repeat, bare, source, ratio, ok }));
   if (!ok) process.exitCode = 1;
 }
 

@@ -7,7 +7,8 @@ import { CsvSourceError } from './errors.js';
 import { archiveDay, type ClaimedFile, type DropContext, rejectFile } from './file-settlement.js';
 import { FirstSeenIndex } from './first-seen-index.js';
 import { resolvePdf } from './pdf-file.js';
-import { RECORD_BUILDERS, type RowIssue, type RowView } from './record-builders.js';
+import { RECORD_BUILDERS, type RowIssue } from './record-builders.js';
+import { isBlank, RowFields } from './row-fields.js';
 
 export interface CsvFileUnitProps {
   ctx: DropContext;
@@ -51,7 +52,9 @@ export class CsvFileUnit implements SourceUnit {
   /** Failures with no line or out of line order: few (the engine hands them over batch by batch). */
   readonly #behind: ReportEntry[] = [];
   /** sourceId -> the line it was first seen on: a second row with the same id is refused. */
-  readonly #firstLineOf = new FirstSeenIndex();
+  readonly #firstLineOf: FirstSeenIndex;
+  /** `header.index` as an object: read for every value of every row, faster than the map. */
+  readonly #positions: Readonly<Record<string, number>>;
   #state: State = 'new';
   #rows = 0;
 
@@ -70,6 +73,8 @@ export class CsvFileUnit implements SourceUnit {
     this.name = props.file.name;
     this.stream = props.file.stream;
     if (props.expectedRecords !== undefined) this.expectedRecords = props.expectedRecords;
+    this.#firstLineOf = new FirstSeenIndex(props.expectedRecords);
+    this.#positions = Object.fromEntries(props.header.index);
     this.#spool = new ProblemSpool(props.ctx.dryRun ? null : `${props.file.path}.problems.ndjson`);
     this.#failedSpool = new ProblemSpool(props.ctx.dryRun ? null : `${props.file.path}.failed.ndjson`);
   }
@@ -88,7 +93,8 @@ export class CsvFileUnit implements SourceUnit {
             header = false; // checked before the unit was handed out
             continue;
           }
-          const row = { ...read, fields: dataFields(this.#props.header, read.fields) };
+          const fields = dataFields(this.#props.header, read.fields);
+          const row = fields === read.fields ? read : { line: read.line, fields };
           if (isBlank(row.fields)) continue; // spreadsheets leave rows of empty cells
           this.#rows++;
           const waiting = this.#take(row, batch);
@@ -234,9 +240,10 @@ export class CsvFileUnit implements SourceUnit {
   /** Everything that needs no file system: field count, values, duplicate sourceId. */
   #check(row: CsvRow): CheckedRow {
     const { header, file } = this.#props;
-    const view = rowView(row.fields, header.index);
+    const view = new RowFields(row.fields, this.#positions, header.index);
     const built = RECORD_BUILDERS[file.stream](view);
-    const issues: RowIssue[] = [...built.issues];
+    // The builder's own array, made for this row: the issues found here join it.
+    const issues: RowIssue[] = built.issues;
     if (row.fields.length !== header.cells.length) {
       const reason = `the row has ${row.fields.length} fields but the header has ${header.cells.length}`;
       issues.unshift({ column: '', reason });
@@ -298,18 +305,6 @@ export class CsvFileUnit implements SourceUnit {
 
 const describeIssue = (issue: RowIssue): string =>
   issue.column === '' ? issue.reason : `${issue.column}: ${issue.reason}`;
-
-const isBlank = (fields: readonly string[]): boolean => fields.every((field) => field.trim() === '');
-
-function rowView(fields: readonly string[], index: ReadonlyMap<string, number>): RowView {
-  return {
-    get(column: string): string {
-      const i = index.get(column);
-      return i === undefined ? '' : (fields[i] ?? '').trim();
-    },
-    has: (column: string) => index.has(column),
-  };
-}
 
 /** The row under the file's own header names (`#7` for a field beyond the header or unnamed). */
 function rawRecord(cells: readonly string[], fields: readonly string[]): Record<string, string> {

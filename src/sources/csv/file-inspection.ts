@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { readFileChunks } from './file-chunks.js';
 
 /**
  * One streaming read of a claimed file before any row is used: its sha256 (to recognise the same
@@ -17,7 +18,8 @@ export interface FileInspection {
   invalidUtf8: { offset: number; line: number } | null;
 }
 
-const CHUNK = 1 << 16;
+/** Bytes read at a time (into one reused buffer, see `readFileChunks`). */
+const CHUNK = 1 << 18;
 
 export async function inspectFile(path: string): Promise<FileInspection> {
   const hash = createHash('sha256');
@@ -26,7 +28,8 @@ export async function inspectFile(path: string): Promise<FileInspection> {
   let invalidOffset: number | null = null;
   let lines = 0;
   let last = 10;
-  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK }) as AsyncIterable<Buffer>) {
+  for await (const chunk of readFileChunks(path, { chunkSize: CHUNK })) {
+    // `chunk` is reused by the next read: the hash copies it, `carry` below is a copy.
     hash.update(chunk);
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
     if (chunk.length > 0) last = chunk[chunk.length - 1]!;

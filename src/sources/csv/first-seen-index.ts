@@ -2,20 +2,42 @@
  * The line each sourceId was first seen on in a file, to refuse a second row with the same id.
  *
  * A `Map<string, number>` of a million ids costs over 100 MB of V8 heap and slows every garbage
- * collection; this exact hash set keeps the ids' UTF-8 bytes, length-prefixed, in one growing
- * buffer, and a slot table and the lines in typed arrays: about 20 bytes per id plus the id itself,
- * outside the garbage-collected heap.
+ * collection; this exact hash set keeps the ids' UTF-8 bytes back to back in one growing buffer,
+ * and a slot table, each id's hash, start and line in typed arrays: 12 bytes per id, 8 to 16 of
+ * slots, plus the id itself, outside the garbage-collected heap.
+ *
+ * A lookup hashes the string's characters as they are and compares bytes only when a stored hash
+ * is the same (in practice, only for the id itself): a file of new ids costs one pass over each
+ * id's characters and one copy of its bytes, and allocates nothing.
  */
 export class FirstSeenIndex {
   /** Open addressing: entry number + 1, 0 when free. Kept at most half full. */
-  #slots = new Int32Array(1 << 10);
-  /** Per entry: where its bytes start in the arena, and the line it was first seen on. */
-  #offsets = new Uint32Array(1 << 9);
-  #lines = new Uint32Array(1 << 9);
-  #arena = Buffer.allocUnsafe(1 << 14);
+  #slots: Int32Array;
+  /** Per entry: its hash, where its bytes start in the arena (they end where the next's start), its line. */
+  #hashes: Uint32Array;
+  #starts: Uint32Array;
+  #lines: Uint32Array;
+  #arena: Buffer;
   #arenaUsed = 0;
   #count = 0;
   #scratch = Buffer.allocUnsafe(256);
+
+  /**
+   * @param expectedKeys about how many keys will be recorded (a file's lines, say): the tables are
+   *   made that large at once (up to 4M keys), rather than grown by copies whose old halves stay in
+   *   memory until a full garbage collection. More keys than that still fit; fewer cost little,
+   *   as pages of the tables never written are never resident.
+   */
+  constructor(expectedKeys = 0) {
+    const entries = Math.min(MAX_PRESIZED, Math.max(MIN_ENTRIES, Math.ceil(expectedKeys)));
+    let slots = MIN_ENTRIES * 2;
+    while (slots < entries * 2) slots *= 2;
+    this.#slots = new Int32Array(slots);
+    this.#hashes = new Uint32Array(entries);
+    this.#starts = new Uint32Array(entries);
+    this.#lines = new Uint32Array(entries);
+    this.#arena = Buffer.allocUnsafe(entries * ARENA_BYTES_PER_KEY);
+  }
 
   get size(): number {
     return this.#count;
@@ -26,17 +48,29 @@ export class FirstSeenIndex {
    * recorded, returns the line it was first seen on (and records nothing).
    */
   firstSeen(key: string, line: number): number | undefined {
-    const length = this.#encode(key);
-    const mask = this.#slots.length - 1;
-    let slot = hashBytes(this.#scratch, 0, length) & mask;
-    for (;;) {
-      const held = this.#slots[slot]!;
-      if (held === 0) break;
-      if (this.#equals(held - 1, length)) return this.#lines[held - 1];
-      slot = (slot + 1) & mask;
-    }
-    this.#add(length, line, slot);
+    const hash = hashString(key);
+    const found = this.#find(key, hash);
+    if (found > 0) return this.#lines[found - 1];
+    this.#add(key, hash, line, -found);
     return undefined;
+  }
+
+  /** Whether `key` was recorded (read only: records nothing). */
+  has(key: string): boolean {
+    return this.#find(key, hashString(key)) > 0;
+  }
+
+  /** The entry number + 1 holding `key`, or minus the free slot where it would go. */
+  #find(key: string, hash: number): number {
+    const mask = this.#slots.length - 1;
+    let length = -1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const held = this.#slots[slot]!;
+      if (held === 0) return -slot;
+      if (this.#hashes[held - 1] !== hash) continue;
+      if (length < 0) length = this.#encode(key);
+      if (this.#equals(held - 1, length)) return held;
+    }
   }
 
   #encode(key: string): number {
@@ -46,30 +80,34 @@ export class FirstSeenIndex {
     return this.#scratch.write(key, 0, 'utf8');
   }
 
-  /** Entry bytes: a 4-byte little-endian length (kept simple: ids are short), then the UTF-8. */
-  #equals(entry: number, length: number): boolean {
-    const offset = this.#offsets[entry]!;
-    if (this.#arena.readUInt32LE(offset) !== length) return false;
-    return this.#arena.compare(this.#scratch, 0, length, offset + 4, offset + 4 + length) === 0;
+  #end(entry: number): number {
+    return entry + 1 < this.#count ? this.#starts[entry + 1]! : this.#arenaUsed;
   }
 
-  #add(length: number, line: number, slot: number): void {
+  #equals(entry: number, length: number): boolean {
+    const start = this.#starts[entry]!;
+    if (this.#end(entry) - start !== length) return false;
+    return this.#arena.compare(this.#scratch, 0, length, start, start + length) === 0;
+  }
+
+  #add(key: string, hash: number, line: number, slot: number): void {
     const entry = this.#count++;
-    if (entry === this.#offsets.length) {
-      this.#offsets = grown(this.#offsets);
+    if (entry === this.#starts.length) {
+      this.#hashes = grown(this.#hashes);
+      this.#starts = grown(this.#starts);
       this.#lines = grown(this.#lines);
     }
-    const needed = this.#arenaUsed + 4 + length;
+    const start = this.#arenaUsed;
+    const needed = start + key.length * 3;
     if (needed > this.#arena.length) {
       const arena = Buffer.allocUnsafe(Math.max(this.#arena.length * 2, needed));
-      this.#arena.copy(arena, 0, 0, this.#arenaUsed);
+      this.#arena.copy(arena, 0, 0, start);
       this.#arena = arena;
     }
-    this.#offsets[entry] = this.#arenaUsed;
+    this.#arenaUsed = start + writeUtf8(this.#arena, start, key);
+    this.#hashes[entry] = hash;
+    this.#starts[entry] = start;
     this.#lines[entry] = line;
-    this.#arena.writeUInt32LE(length, this.#arenaUsed);
-    this.#scratch.copy(this.#arena, this.#arenaUsed + 4, 0, length);
-    this.#arenaUsed = needed;
     this.#slots[slot] = entry + 1;
     if (this.#count * 2 > this.#slots.length) this.#rehash();
   }
@@ -78,8 +116,7 @@ export class FirstSeenIndex {
     const slots = new Int32Array(this.#slots.length * 2);
     const mask = slots.length - 1;
     for (let entry = 0; entry < this.#count; entry++) {
-      const offset = this.#offsets[entry]!;
-      let slot = hashBytes(this.#arena, offset + 4, this.#arena.readUInt32LE(offset)) & mask;
+      let slot = this.#hashes[entry]! & mask;
       while (slots[slot] !== 0) slot = (slot + 1) & mask;
       slots[slot] = entry + 1;
     }
@@ -87,16 +124,35 @@ export class FirstSeenIndex {
   }
 }
 
+const MIN_ENTRIES = 1 << 9;
+const MAX_PRESIZED = 1 << 22;
+/** Room made per expected key in the arena: ids are mostly shorter (`INV-00000001` is 12). */
+const ARENA_BYTES_PER_KEY = 16;
+
 function grown(from: Uint32Array) {
   const to = new Uint32Array(from.length * 2);
   to.set(from);
   return to;
 }
 
-/** 32-bit FNV-1a, then murmur3's finaliser so the low bits (the slot) mix well. */
-function hashBytes(bytes: Uint8Array, start: number, length: number): number {
+/** Writes `key` as UTF-8 at `at` (room for 3 bytes a character is there); the bytes written. */
+function writeUtf8(to: Buffer, at: number, key: string): number {
+  // Ids are nearly always ASCII: copied by hand, that is cheaper than a call into the runtime.
+  for (let i = 0; i < key.length; i++) {
+    const code = key.charCodeAt(i);
+    if (code >= 0x80) return i + to.write(key.slice(i), at + i, 'utf8');
+    to[at + i] = code;
+  }
+  return key.length;
+}
+
+/**
+ * 32-bit FNV-1a over the UTF-16 code units, then murmur3's finaliser so the low bits (the slot)
+ * mix well. Equal strings have equal code units, so equal hashes.
+ */
+export function hashString(key: string): number {
   let hash = 0x811c9dc5;
-  for (let i = start; i < start + length; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
   hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
   hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
   return (hash ^ (hash >>> 16)) >>> 0;

@@ -1,4 +1,3 @@
-import { parseDecimal } from '../../domain/decimal.js';
 import type {
   AccountRecord,
   Address,
@@ -7,6 +6,7 @@ import type {
   SourceRecord,
   Stream,
 } from '../../domain/records.js';
+import { ADDRESS_COLUMNS } from './columns.js';
 import {
   type Checked,
   checkAmount,
@@ -14,6 +14,7 @@ import {
   checkCurrency,
   checkDate,
   checkTimestamp,
+  compareAmounts,
   parseTags,
 } from './field-validators.js';
 
@@ -81,15 +82,20 @@ class RowChecker {
   }
 }
 
+function hasAddress(row: RowView): boolean {
+  for (const column of ADDRESS_COLUMNS) if (row.get(column) !== '') return true;
+  return false;
+}
+
 const isEmptyAddress = (a: Address): boolean =>
   a.street === null && a.city === null && a.postalCode === null && a.country === null;
 
 function checkPaid(checker: RowChecker, paid: string | null, total: string | null): void {
   if (paid === null) return;
-  const paidUnits = parseDecimal(paid);
-  if (paidUnits < 0n) {
+  // Both passed `checkAmount`: plain decimals, compared by their digits.
+  if (compareAmounts(paid, '0') < 0) {
     checker.issues.push({ column: 'paidAmount', reason: `cannot be negative: "${paid}"` });
-  } else if (total !== null && paidUnits > parseDecimal(total)) {
+  } else if (total !== null && compareAmounts(paid, total) > 0) {
     checker.issues.push({
       column: 'paidAmount',
       reason: `is more than totalAmount (${paid} > ${total})`,
@@ -129,7 +135,8 @@ function buildInvoice(row: RowView): Built {
   const taxAmount = c.parsed('taxAmount', checkAmount);
   const paidAmount = c.optional('paidAmount', checkAmount);
   checkPaid(c, paidAmount, totalAmount);
-  const address = c.address();
+  // Most rows have no address: its object is only made for one that has a part of it.
+  const address = hasAddress(row) ? c.address() : null;
   const updatedAt = c.optional('updatedAt', checkTimestamp);
   // A due date before the issue date is unusual but it is the user's data: it is kept.
   if (c.issues.length > 0) return { record: null, issues: c.issues };
@@ -142,7 +149,7 @@ function buildInvoice(row: RowView): Built {
     dueDate: dueDate!,
     totalAmount: totalAmount!,
     taxAmount: taxAmount!,
-    billingAddress: isEmptyAddress(address) ? null : address,
+    billingAddress: address === null || isEmptyAddress(address) ? null : address,
     file: c.text('file'),
     paidAmount,
     ...(row.has?.('paidAmount') === false ? { paidAmountUnknown: true } : {}),
