@@ -91,6 +91,14 @@ export class ClientSyncApi implements SyncApi {
     return toRemoteAccount(await this.client.accounts.touchSource(accountId, { lastUpdate }, write));
   }
 
+  async linkAccountSource(
+    accountId: string,
+    link: { connectionId: string; sourceId: string; lastUpdate: string },
+    write: Write,
+  ): Promise<RemoteAccount> {
+    return toRemoteAccount(await this.client.accounts.linkSource(accountId, link, write));
+  }
+
   async unlinkAccountSource(accountId: string): Promise<void> {
     await this.client.accounts.unlinkSource(accountId);
   }

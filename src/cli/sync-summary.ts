@@ -9,6 +9,21 @@ export interface JsonSummary {
   apiRequests: number;
   rateLimited: number;
   durationMs: number;
+  /**
+   * Present when a CSV file in snapshot mode lacked records (docs/snapshots.md): per file, what was
+   * done with them (`applied`, `held` above `maxDeleteRatio`, `reported`, `incomplete`).
+   */
+  snapshots?: JsonSnapshot[];
+}
+
+export interface JsonSnapshot {
+  sourceId: string;
+  unit: string;
+  stream: string;
+  action: string;
+  absent: number;
+  applied: number;
+  failed: number;
 }
 
 const KEYS: readonly SummaryKey[] = ['accounts', 'invoices', 'creditNotes'];
@@ -24,6 +39,17 @@ export function jsonSummary(
       for (const k of Object.keys(sum) as Array<keyof KindCounts>) sum[k] += s.counts[key][k];
     return sum;
   };
+  const snapshots = summaries.flatMap((s) =>
+    (s.snapshots ?? []).map(({ unit, stream, action, absent, applied, failed }) => ({
+      sourceId: s.sourceId,
+      unit,
+      stream,
+      action,
+      absent,
+      applied,
+      failed,
+    })),
+  );
   return {
     accounts: total('accounts'),
     invoices: total('invoices'),
@@ -31,6 +57,7 @@ export function jsonSummary(
     apiRequests: api.requests,
     rateLimited: api.rateLimited,
     durationMs,
+    ...(snapshots.length > 0 ? { snapshots } : {}),
   };
 }
 

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { CSV_SOURCE_FIELDS } from './csv-source-schema.js';
 import { SQL_SOURCE_FIELDS } from './sql-source-schema.js';
 
 const cron = z.string().min(1, 'a cron expression is required');
+
 const id = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, ".", "_" and "-", at most 64');
@@ -19,6 +21,8 @@ const csvSource = z.strictObject({
   strictColumns: z.boolean().default(false),
   /** The connectionId of linked account sources; defaults to the source id. */
   connectionId: z.string().min(1).optional(),
+  /** Per kind: `mode: incremental` (default) or `snapshot` (a file is the whole set; docs/snapshots.md). */
+  ...CSV_SOURCE_FIELDS,
 });
 
 const sqlSource = z.strictObject({

@@ -39,7 +39,7 @@ export interface SourceUnit {
    * or advance the cursor to `cursor` (opaque, source-defined). `failures`: those not given to
    * `failed` (the rows the source refused itself are not among them: it has them).
    */
-  complete(outcome: { failures: readonly DownstreamFailure[] }): Promise<void>;
+  complete(outcome: UnitOutcome): Promise<void>;
   /**
    * Rows the source knows are synced already and hands out no record for (a file dropped again with
    * the same content): counted as unchanged in the pass summary.
@@ -57,10 +57,43 @@ export interface SourceUnit {
   readonly duplicateOf?: { name: string; syncedAt: Date };
   /** What the user should know about the unit as a whole (a CSV header's unknown columns), if any. */
   readonly warnings?: readonly string[];
+  /**
+   * Set when the unit is the whole set of its stream (a CSV file in snapshot mode): once it was
+   * read in full, the records of the stream synced before that it no longer holds are deleted in
+   * the source (see `UnitSnapshot`).
+   */
+  readonly snapshot?: UnitSnapshot;
   /** The unit could not be read (unreadable file, broken SQL): move it aside with the reason. */
   abandon(reason: string): Promise<void>;
   /** A dry run read the unit without syncing it: put it back untouched for the next real pass. */
   release(): Promise<void>;
+}
+
+/** What the engine hands to `SourceUnit.complete`. */
+export interface UnitOutcome {
+  /** The failures not handed over batch by batch through `failed`. */
+  failures: readonly DownstreamFailure[];
+  /**
+   * What the pass found about the unit as a whole after reading it (a snapshot's deletions, held
+   * or applied), for the unit's own report.
+   */
+  notes?: readonly string[];
+}
+
+/**
+ * A unit that is the whole set of its stream. The engine asks it, after `batches()` was drained,
+ * which of the keys the record map holds it did not hold; those are the stream's deletions.
+ */
+export interface UnitSnapshot {
+  /** Accounts: unlink their source, add `deletedTag`, or only report them; documents: `skip`. */
+  readonly onDelete: 'unlink' | 'tag' | 'skip';
+  readonly deletedTag: string;
+  /** More absent records than this share of the stream's linked ones: none is deleted (held). */
+  readonly maxDeleteRatio: number;
+  /** Whether the unit held a row of this key (a row it refused counts: it is still there). */
+  holds(key: string): boolean;
+  /** Why the unit cannot vouch for what it lacks (it was not read to its end), or null. */
+  incomplete(): string | null;
 }
 
 /**

@@ -122,6 +122,38 @@ export class RecordMapRepository {
     return found;
   }
 
+  /**
+   * A page of the keys of a source's records of one kind whose source is still linked (not
+   * `synced_state.unlinked`), in key order after `after` (null: from the first), at most `limit`,
+   * with the tags last written (none when no record is stored). Keyset paging on the primary key:
+   * a million records are read a page at a time.
+   */
+  async linkedKeysPage(
+    sourceId: string,
+    kind: RecordKind,
+    after: string | null,
+    limit: number,
+  ): Promise<Array<{ sourceKey: string; tags: string[] }>> {
+    let query = this.#ofKind(sourceId, kind)
+      .select(['source_key', sql<unknown>`record->'tags'`.as('tags')])
+      .where(sql<boolean>`coalesce(synced_state->>'unlinked', 'false') <> 'true'`);
+    if (after !== null) query = query.where('source_key', '>', after);
+    const rows = await query.orderBy('source_key').limit(limit).execute();
+    return rows.map((r) => ({
+      sourceKey: r.source_key,
+      tags: Array.isArray(r.tags) ? r.tags.filter((t): t is string => typeof t === 'string') : [],
+    }));
+  }
+
+  /** How many records of one kind a source holds whose source is still linked (see `linkedKeysPage`). */
+  async countLinked(sourceId: string, kind: RecordKind): Promise<number> {
+    const { n } = await this.#ofKind(sourceId, kind)
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where(sql<boolean>`coalesce(synced_state->>'unlinked', 'false') <> 'true'`)
+      .executeTakeFirstOrThrow();
+    return n;
+  }
+
   /** Stores new fingerprints of records whose synced values did not change (no API call was made). */
   async setFingerprints(
     sourceId: string,

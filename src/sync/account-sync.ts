@@ -68,8 +68,11 @@ async function syncOne(
   // Unchanged records never get here: diffBatch counts them without any work.
   const remote = mapped ? undefined : await remotes.get(record.sourceId);
   if (record.deleted) return unlink(ctx, record, mapped ?? (remote && { apiId: remote.id }));
-  if (mapped)
-    return update(ctx, tags, record, mapped.apiId, (mapped.syncedState as Partial<AccountState>).tags ?? []);
+  if (mapped) {
+    const state = mapped.syncedState as Partial<AccountState>;
+    if (state.unlinked) return relink(ctx, tags, record, mapped.apiId);
+    return update(ctx, tags, record, mapped.apiId, state.tags ?? []);
+  }
   if (remote) return adopt(ctx, tags, record, remote);
   return create(ctx, tags, record);
 }
@@ -181,10 +184,39 @@ async function unlink(
       apiId: mapped.apiId,
       contentHash: accountHash(record),
       syncedState: { unlinked: true },
+      // The tombstone, so a row that comes back is compared with it (not with the row before it).
+      record,
     },
     ctx.runId,
   );
   return 'updated';
+}
+
+/**
+ * A row that comes back after its account was unlinked (a tombstone, or a snapshot file that lacked
+ * it): its source is linked again (`PUT …/source`), then the account is updated as any changed one.
+ * An account linked to another source meanwhile refuses the link: a failure of the row.
+ */
+async function relink(
+  ctx: PassScope,
+  tags: TagResolver,
+  record: AccountRecord,
+  accountId: string,
+): Promise<Outcome> {
+  if (ctx.dryRun) return plan(ctx, record, 'relink source', 'updated');
+  const link = {
+    connectionId: ctx.connectionId,
+    sourceId: record.sourceId,
+    lastUpdate: record.updatedAt ?? ctx.clock.now().toISOString(),
+  };
+  await withPendingWrite(
+    ctx,
+    { kind: 'account', sourceKey: record.sourceId, operation: 'linkSource' },
+    contentHash(link),
+    (k) => ctx.api.linkAccountSource(accountId, link, { idempotencyKey: k }),
+  );
+  // Tags attached before the unlink are not known any more: the row's are attached again.
+  return update(ctx, tags, record, accountId, []);
 }
 
 /** Attaches the row's tags that were not attached before and detaches the ones it dropped. */

@@ -73,6 +73,15 @@ export interface SyncApi {
   updateAccount(accountId: string, body: AccountUpdateBody, write: Write): Promise<RemoteAccount>;
   /** `PATCH /accounts/{id}/source` with `lastUpdate`. */
   touchAccountSource(accountId: string, lastUpdate: string, write: Write): Promise<RemoteAccount>;
+  /**
+   * `PUT /accounts/{id}/source` with this connection and `sourceId`: links the source again (a row
+   * that comes back after its account was unlinked). Refused (400) when another source is linked.
+   */
+  linkAccountSource(
+    accountId: string,
+    link: { connectionId: string; sourceId: string; lastUpdate: string },
+    write: Write,
+  ): Promise<RemoteAccount>;
   /** `DELETE /accounts/{id}/source`: the account becomes an orphan, never deleted. */
   unlinkAccountSource(accountId: string): Promise<void>;
   listTags(): Promise<RemoteTag[]>;
@@ -127,6 +136,18 @@ export interface RecordMapStore {
   ): Promise<void>;
   /** Records of the kind held, counted no further than `max`. */
   countUpTo(sourceId: string, kind: RecordKind, max: number): Promise<number>;
+  /**
+   * A page of the keys of the kind whose source is still linked, in key order after `after`, with
+   * the tags last written: a snapshot unit's absent records are among them.
+   */
+  linkedKeysPage(
+    sourceId: string,
+    kind: RecordKind,
+    after: string | null,
+    limit: number,
+  ): Promise<Array<{ sourceKey: string; tags: string[] }>>;
+  /** How many records of the kind have their source still linked (with `linkedKeysPage`). */
+  countLinked(sourceId: string, kind: RecordKind): Promise<number>;
   /** Every fingerprint of the kind, or null when there are more than `max`. */
   fingerprints(sourceId: string, kind: RecordKind, max: number): Promise<Map<string, string> | null>;
   /** The source records as last synced (full re-sync, record re-sync). */

@@ -13,6 +13,7 @@ import type { KindCounts, SummaryKey } from './outcome.js';
 import { PassReport, type PassScope, type PlannedOperation, type ProgressEvent } from './pass-scope.js';
 import type { SyncApi, SyncState } from './ports.js';
 import { LinkedAccounts } from './remote-lookup.js';
+import { applyUnitSnapshot, type SnapshotOutcome } from './snapshot-deletions.js';
 import { TagResolver } from './tag-resolver.js';
 import { TouchedRecords } from './touched-records.js';
 
@@ -49,6 +50,8 @@ export interface SourceSummary {
   warnings: Array<{ unit: string; warning: string }>;
   /** Units skipped because their content was synced before (a file dropped again as it was). */
   skipped: Array<{ unit: string; duplicateOf: { name: string; syncedAt: Date } }>;
+  /** What snapshot units (a CSV file in snapshot mode) did with the records they lacked. */
+  snapshots?: SnapshotOutcome[];
 }
 
 /**
@@ -99,6 +102,9 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
   const abandoned: SourceSummary['abandoned'] = [];
   const warnings: SourceSummary['warnings'] = [];
   const skipped: SourceSummary['skipped'] = [];
+  const snapshots: SnapshotOutcome[] = [];
+  /** The run's counts, with the snapshot outcomes when there are any. */
+  const runCounts = () => (snapshots.length > 0 ? { ...report.counts, snapshots } : report.counts);
   /** What the pass did so far: its summary at its end, or when a fault stopped it. */
   const summary = (): SourceSummary => ({
     sourceId: source.id,
@@ -109,6 +115,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
     abandoned,
     warnings,
     skipped,
+    snapshots,
   });
   try {
     for await (const unit of source.units()) {
@@ -126,8 +133,18 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
         if (!dryRun) await unit.abandon(read);
         continue;
       }
+      // A snapshot unit read to its end: the records it lacks are deleted, before it is completed.
+      const snapshot = unit.snapshot ? await applyUnitSnapshot(ctx, tags, unit, unit.snapshot) : null;
+      if (snapshot) {
+        snapshots.push(snapshot);
+        warnings.push({ unit: unit.name, warning: snapshot.message });
+      }
       if (dryRun) await unit.release();
-      else await unit.complete({ failures: report.takeUnitFailures() });
+      else
+        await unit.complete({
+          failures: report.takeUnitFailures(),
+          ...(snapshot ? { notes: [snapshot.message] } : {}),
+        });
       ctx.logger.info(
         { unit: unit.name, failed: report.unitFailedAll, failedAfterChecks: report.unitFailed },
         'unit done',
@@ -137,7 +154,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
     // The run says why; when the state DB is what failed, the run's row may not be writable either.
     if (runId)
       await state.runs
-        .finish(runId, 'failed', report.counts, messageOf(error))
+        .finish(runId, 'failed', runCounts(), messageOf(error))
         .catch((finishing: unknown) =>
           ctx.logger.error({ reason: messageOf(finishing) }, 'run could not be marked failed'),
         );
@@ -145,7 +162,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
     throw error;
   }
   const failed = report.anyFailed || abandoned.length > 0;
-  if (runId) await state.runs.finish(runId, failed ? 'partial' : 'succeeded', report.counts);
+  if (runId) await state.runs.finish(runId, failed ? 'partial' : 'succeeded', runCounts());
   if (!dryRun && (await state.recordMap.maintainIfGrown()))
     ctx.logger.debug('record map vacuumed and analyzed after many writes');
   return summary();

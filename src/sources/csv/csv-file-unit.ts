@@ -1,5 +1,6 @@
+import type { CsvSnapshotSettings } from '../../config/csv-source-schema.js';
 import type { RecordOrigin, RowProblem, SourceRecord, Stream } from '../../domain/records.js';
-import type { DownstreamFailure, SourceBatch, SourceUnit } from '../source.js';
+import type { DownstreamFailure, SourceBatch, SourceUnit, UnitOutcome, UnitSnapshot } from '../source.js';
 import { dataFields, KIND_OF_STREAM, type ResolvedHeader } from './columns.js';
 import { CsvParseFailure, type CsvRow, readCsvRows } from './csv-rows.js';
 import { ProblemSpool, type ReportEntry, writeErrorReport } from './error-report.js';
@@ -19,6 +20,10 @@ export interface CsvFileUnitProps {
   batchSize: number;
   /** About how many data rows the file holds (its lines less the header), for progress. */
   expectedRecords?: number;
+  /** Set when the file is the whole set of its kind (snapshot mode, and no later file of it). */
+  snapshot?: CsvSnapshotSettings;
+  /** What the user should know about the file besides its header's warnings. */
+  notes?: readonly string[];
 }
 
 type State = 'new' | 'reading' | 'drained' | 'settled';
@@ -57,10 +62,14 @@ export class CsvFileUnit implements SourceUnit {
   readonly #positions: Readonly<Record<string, number>>;
   #state: State = 'new';
   #rows = 0;
+  /** Why the file was not read to its end (a parse failure), or null. */
+  #incomplete: string | null = null;
+  readonly snapshot?: UnitSnapshot;
 
   /** What the file's header says that the user should know (unknown columns): in the summary and the report. */
   get warnings(): readonly string[] {
-    return this.#props.header.warnings;
+    const { header, notes } = this.#props;
+    return notes && notes.length > 0 ? [...header.warnings, ...notes] : header.warnings;
   }
 
   /** True once the file was archived, rejected or released (or, in a dry run, the unit finished). */
@@ -75,6 +84,13 @@ export class CsvFileUnit implements SourceUnit {
     if (props.expectedRecords !== undefined) this.expectedRecords = props.expectedRecords;
     this.#firstLineOf = new FirstSeenIndex(props.expectedRecords);
     this.#positions = Object.fromEntries(props.header.index);
+    if (props.snapshot)
+      this.snapshot = {
+        ...props.snapshot,
+        // Every sourceId of the file is in the index, from rows refused for a bad field too.
+        holds: (key) => this.#firstLineOf.has(key),
+        incomplete: () => this.#incomplete,
+      };
     this.#spool = new ProblemSpool(props.ctx.dryRun ? null : `${props.file.path}.problems.ndjson`);
     this.#failedSpool = new ProblemSpool(props.ctx.dryRun ? null : `${props.file.path}.failed.ndjson`);
   }
@@ -110,6 +126,7 @@ export class CsvFileUnit implements SourceUnit {
       // The rows before the failure were read and go on; the rest of the file cannot be read.
       this.#rows++;
       const reason = `the file cannot be read from this line on, the rest of it was skipped: ${error.message}`;
+      this.#incomplete = `line ${error.line} on could not be read`;
       await this.#refuse(batch, { line: error.line, column: '', sourceId: '', reason, fields: [] });
     }
     if (batch.records.length + batch.rejected.length > 0) yield batch;
@@ -142,7 +159,7 @@ export class CsvFileUnit implements SourceUnit {
     }
   }
 
-  async complete(outcome: { failures: readonly DownstreamFailure[] }): Promise<void> {
+  async complete(outcome: UnitOutcome): Promise<void> {
     if (this.#state !== 'drained') {
       throw new CsvSourceError('CSV_UNIT_MISUSED', `${this.name}: complete() before batches() was drained`);
     }
@@ -161,11 +178,12 @@ export class CsvFileUnit implements SourceUnit {
     const anyFailed = this.#spool.count + this.#failedSpool.count + this.#behind.length > 0;
     let reportPath: string | undefined;
     let failedRows = 0;
-    if (anyFailed || this.warnings.length > 0) {
+    const warnings = [...this.warnings, ...(outcome.notes ?? [])];
+    if (anyFailed || warnings.length > 0) {
       reportPath = `${archivedPath}.errors.csv`;
       failedRows = await writeErrorReport({
         reportPath,
-        header: this.#props.header,
+        header: { ...this.#props.header, warnings },
         refused: this.#spool.entries(),
         downstream: this.#downstreamInOrder(),
         csvPath: archivedPath,

@@ -1,5 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { type CsvSnapshotSettings, csvSnapshotSettings } from '../../config/csv-source-schema.js';
 import type { SourceConfig } from '../../config/schema.js';
 import type { Clock } from '../../domain/clock.js';
 import type { SeenDropFile } from '../../domain/drop-files.js';
@@ -87,6 +88,7 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     name: string,
     stream: Stream,
     dropRealPath: string,
+    laterFile?: string,
   ): Promise<CsvFileUnit | DuplicateFileUnit | null> {
     const path = dryRun ? join(folder.root, name) : folder.processingPath(name);
     const claimedAt = clock.now();
@@ -124,6 +126,7 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
       dropRealPath,
       batchSize,
       expectedRecords,
+      ...snapshotOf(name, stream, laterFile),
     });
   }
 
@@ -152,12 +155,15 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     const dropRealPath = await realpath(folder.root);
     let current: CsvFileUnit | DuplicateFileUnit | null = null;
     let finished = false;
+    const ordered = orderDropFiles(names);
     try {
-      for (const { name, stream } of orderDropFiles(names)) {
+      for (const [at, { name, stream }] of ordered.entries()) {
         if (signal?.aborted) break;
         if (!(await claim(name))) continue;
+        // Only the last file of a kind the pass lists is a snapshot (see `snapshotOf`).
+        const laterFile = ordered.findLast((f, i) => i > at && f.stream === stream)?.name;
         try {
-          current = await prepare(name, stream, dropRealPath);
+          current = await prepare(name, stream, dropRealPath, laterFile);
         } catch (error) {
           // An I/O fault, not bad data: put the file back for the next pass.
           if (!dryRun) await folder.release(name).catch(() => undefined);
@@ -178,6 +184,24 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
         });
       }
     }
+  }
+
+  /**
+   * The snapshot settings of a file of a kind in snapshot mode. When the folder holds a later file
+   * of the kind (in name order), that one is the whole set: this one is synced as an incremental
+   * file (it deletes nothing), and says so.
+   */
+  function snapshotOf(
+    name: string,
+    stream: Stream,
+    laterFile: string | undefined,
+  ): { snapshot?: CsvSnapshotSettings; notes?: string[] } {
+    const settings = csvSnapshotSettings(config.streams, stream);
+    if (settings === null) return {};
+    if (laterFile === undefined) return { snapshot: settings };
+    const note = `snapshot mode: ${laterFile} comes later in this pass and is the whole set of ${stream}; this file deletes nothing`;
+    log.info({ file: name, laterFile }, note);
+    return { notes: [note] };
   }
 
   /** Checks that a file is complete and claims it (in a dry run, only the former). */

@@ -183,6 +183,29 @@ export class FakeApi implements SyncApi {
     });
   }
 
+  linkAccountSource(
+    accountId: string,
+    link: { connectionId: string; sourceId: string; lastUpdate: string },
+    write: Write,
+  ): Promise<RemoteAccount> {
+    return this.#write('linkAccountSource', write, () => {
+      const account = this.#account(accountId);
+      const other =
+        account.source &&
+        (account.source.connectionId !== link.connectionId || account.source.sourceId !== link.sourceId);
+      if (other)
+        throw new ApiResponseError({
+          status: 400,
+          method: 'PUT',
+          path: `/accounts/${accountId}/source`,
+          message: 'The account is linked to another source: unlink it first',
+        });
+      account.source = { connectionId: link.connectionId, sourceId: link.sourceId, connectorType: 'Custom' };
+      account.lastUpdate = link.lastUpdate;
+      return copy(account);
+    });
+  }
+
   unlinkAccountSource(accountId: string): Promise<void> {
     return this.#read('unlinkAccountSource', () => {
       this.writes.push('unlinkAccountSource');
@@ -407,6 +430,19 @@ export class FakeState implements SyncState {
       }),
     countUpTo: (sourceId, kind, max) =>
       this.#call('recordMap.countUpTo', () => Math.min(max, this.#ofKind(sourceId, kind).length)),
+    linkedKeysPage: (sourceId, kind, after, limit) =>
+      this.#call('recordMap.linkedKeysPage', () =>
+        this.#linked(sourceId, kind)
+          .filter((r) => after === null || r.sourceKey > after)
+          .sort((a, b) => (a.sourceKey < b.sourceKey ? -1 : 1))
+          .slice(0, limit)
+          .map((r) => ({
+            sourceKey: r.sourceKey,
+            tags: (r.record as { tags?: string[] } | null)?.tags ?? [],
+          })),
+      ),
+    countLinked: (sourceId, kind) =>
+      this.#call('recordMap.countLinked', () => this.#linked(sourceId, kind).length),
     fingerprints: (sourceId, kind, max) =>
       this.#call('recordMap.fingerprints', () => {
         const rows = this.#ofKind(sourceId, kind);
@@ -567,6 +603,13 @@ export class FakeState implements SyncState {
     return [...this.rows.entries()]
       .filter(([k]) => k.startsWith(`${sourceId}\u0000${kind}\u0000`))
       .map(([, r]) => r);
+  }
+
+  /** Records of the kind whose source is still linked (not unlinked by a tombstone). */
+  #linked(sourceId: string, kind: RecordKind) {
+    return this.#ofKind(sourceId, kind).filter(
+      (r) => (r.syncedState as { unlinked?: boolean }).unlinked !== true,
+    );
   }
 
   #call<T>(step: string, run: () => T): Promise<T> {
