@@ -7,6 +7,7 @@ import { doctorCommand } from './doctor-command.js';
 import { EXIT_CANNOT_RUN, exitCodeOf } from './errors.js';
 import { failuresCommand } from './failures-command.js';
 import { migrateCommand } from './migrate-command.js';
+import { reconcileCommand } from './reconcile-command.js';
 import { sandboxCommand } from './sandbox-command.js';
 import { statusCommand } from './status-command.js';
 import { syncCommand } from './sync-command.js';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
     .addCommand(syncCommand())
     .addCommand(doctorCommand())
     .addCommand(workerCommand())
+    .addCommand(reconcileCommand())
     .addCommand(failuresCommand())
     .addCommand(statusCommand())
     .addCommand(authCommand())

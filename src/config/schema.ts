@@ -4,6 +4,19 @@ import { SQL_SOURCE_FIELDS } from './sql-source-schema.js';
 
 const cron = z.string().min(1, 'a cron expression is required');
 
+/**
+ * `reconcile` of a source (docs/reconcile.md): when the worker checks the service against the
+ * record map (`schedule`, off by default), whether those scheduled reconciliations also repair
+ * (`repair`, default false: report only), and whether `reconcile --repair` may unlink the accounts
+ * of this source's connection that no source row claims (`deleteOrphans`, default false).
+ */
+const reconcileSettings = z
+  .strictObject({
+    schedule: cron.optional(),
+    repair: z.boolean().default(false),
+    deleteOrphans: z.boolean().default(false),
+  })
+  .optional();
 const id = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, ".", "_" and "-", at most 64');
@@ -23,6 +36,7 @@ const csvSource = z.strictObject({
   connectionId: z.string().min(1).optional(),
   /** Per kind: `mode: incremental` (default) or `snapshot` (a file is the whole set; docs/snapshots.md). */
   ...CSV_SOURCE_FIELDS,
+  reconcile: reconcileSettings,
 });
 
 const sqlSource = z.strictObject({
@@ -32,6 +46,7 @@ const sqlSource = z.strictObject({
   urlEnv: z.string().min(1),
   schedule: cron.optional(),
   connectionId: z.string().min(1).optional(),
+  reconcile: reconcileSettings,
   ...SQL_SOURCE_FIELDS,
 });
 
@@ -42,6 +57,7 @@ const moduleSource = z.strictObject({
   schedule: cron.optional(),
   options: z.record(z.string(), z.unknown()).default({}),
   connectionId: z.string().min(1).optional(),
+  reconcile: reconcileSettings,
 });
 
 export const sourceSchema = z.discriminatedUnion('type', [csvSource, sqlSource, moduleSource]);

@@ -143,6 +143,30 @@ export interface CredentialsTable {
   updated_at: Timestamp;
 }
 
+/** One reconciliation of one source (migration 0006; see `state/reconciliations.ts`). */
+export interface ReconciliationsTable {
+  id: Generated<string>;
+  source_id: string;
+  /** `cli`, `schedule`, `dashboard`... */
+  trigger: string;
+  repair: Generated<boolean>;
+  status: 'running' | 'done' | 'failed';
+  started_at: Timestamp;
+  finished_at: NullableTimestamp;
+  /** Drifted records left at its end (after a repair: what remains). */
+  drift: Generated<number>;
+  /** category -> kind -> count. */
+  counts: ColumnType<Record<string, Record<string, number>>, string | undefined, string>;
+  /** The drifted records, bounded (`items_total` says how many there were). */
+  items: ColumnType<Array<Record<string, unknown>>, string | undefined, string>;
+  items_total: Generated<number>;
+  /** What a repair did: action -> count. */
+  repairs: ColumnType<Record<string, number>, string | undefined, string>;
+  /** API requests it made (lists, lookups, repairs). */
+  requests: Generated<number>;
+  error: OptionalText;
+}
+
 export interface StateSchema {
   sources: SourcesTable;
   runs: RunsTable;
@@ -154,4 +178,5 @@ export interface StateSchema {
   credentials: CredentialsTable;
   run_records: RunRecordsTable;
   run_logs: RunLogsTable;
+  reconciliations: ReconciliationsTable;
 }

@@ -20,6 +20,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   sources: ['domain', 'config', 'logging', 'mapping'],
   state: ['domain', 'logging'],
   sync: ['domain', 'config', 'logging', 'mapping', 'sources'],
+  // Reconciliation compares the service with the record map and repairs through the sync engine.
+  reconcile: ['domain', 'sync'],
   // Alerts are told from the sync's edges (app/) and delivered by jobs/; they know no sync, state or API.
   alerts: ['domain', 'config', 'logging'],
   // The alerts' queue carries their events; its worker delivers them.
@@ -39,6 +41,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'sources',
     'state',
     'sync',
+    'reconcile',
     'jobs',
     'metrics',
     'dashboard',

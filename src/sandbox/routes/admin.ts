@@ -123,6 +123,21 @@ export function registerAdminRoutes(app: FastifyInstance, deps: SandboxDeps): vo
         return { ...doc, file: undefined };
       });
 
+      // What the web application and connectors do to existing records (a reconciliation's test
+      // cases): link an account to a connector, set a readOnlyReason; delete a document by hand.
+      admin.patch('/accounts/:accountId', async (request) => {
+        const account = store.accounts.get((request.params as { accountId: string }).accountId);
+        if (!account) throw notFound('Account');
+        const body = (request.body ?? {}) as Partial<Pick<Account, 'source' | 'readOnlyReason' | 'fullName'>>;
+        Object.assign(account, body, { updatedAt: store.nowIso() });
+        return account;
+      });
+      admin.delete('/documents/:documentId', async (request, reply) => {
+        if (!store.documents.delete((request.params as { documentId: string }).documentId))
+          throw notFound('Document');
+        return reply.status(204).send();
+      });
+
       admin.post('/communications', async (request) => {
         const body = request.body as Partial<Communication> & { accountId: string };
         const account = store.accounts.get(body.accountId);

@@ -12,6 +12,7 @@ const TABLES = [
   'drop_files',
   'failures',
   'pending_writes',
+  'reconciliations',
   'record_map',
   'run_logs',
   'run_records',
