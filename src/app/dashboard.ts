@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { LoadedConfig } from '../config/load.js';
 import { resolveCredentials } from '../dashboard/credentials.js';
+import { lastReconciliations } from '../dashboard/reconciliation-routes.js';
 import { type RunningDashboard, startDashboard } from '../dashboard/server.js';
 import { systemClock } from '../domain/clock.js';
 import { BullSyncQueues } from '../jobs/queues.js';
@@ -47,6 +48,7 @@ export async function startDashboardServer(props: DashboardServerProps): Promise
   props.metrics.watch({
     ...(queues ? { queues: () => queues.queues } : {}),
     lastSuccess: lastSuccessfulRuns(props.db),
+    reconciliations: lastReconciliations(props.db),
     sourceIds: config.sources.map((s) => s.id),
   });
   return startDashboard(

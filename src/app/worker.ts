@@ -3,12 +3,14 @@ import type { Logger } from 'pino';
 import { resolveAlertTargets } from '../alerts/targets.js';
 import { type LoadedConfig, requireSources } from '../config/load.js';
 import { resolveCredentials } from '../dashboard/credentials.js';
+import { lastReconciliations } from '../dashboard/reconciliation-routes.js';
 import type { RunningDashboard } from '../dashboard/server.js';
 import { AppError } from '../domain/errors.js';
 import { settlesWithin } from '../domain/settle.js';
 import { BullAlertQueue } from '../jobs/alert-queue.js';
 import { closeAlertWorker, startAlertWorker } from '../jobs/alert-worker.js';
 import { BullSyncQueues } from '../jobs/queues.js';
+import { ReconcileSchedules } from '../jobs/reconcile-schedules.js';
 import { openQueueConnection, waitForRedis, warnUnlessNoEviction } from '../jobs/redis-connection.js';
 import { SourceSchedules } from '../jobs/schedules.js';
 import { SourceLock } from '../jobs/source-lock.js';
@@ -21,6 +23,7 @@ import { PausedSources } from '../state/paused-sources.js';
 import { RUN_SHUT_DOWN } from '../state/runs.js';
 import { alertsConfigOf } from './alerting.js';
 import { startDashboardServer } from './dashboard.js';
+import { reconcileWith } from './reconcile.js';
 import { openSyncRuntime, type SyncRuntime, syncServiceOf } from './runtime.js';
 
 export interface WorkerOptions {
@@ -49,6 +52,8 @@ export interface RunningWorkerDaemon {
   dashboard: RunningDashboard | null;
   /** The sources with a schedule. */
   scheduled: string[];
+  /** The sources with a reconciliation schedule (`reconcile.schedule`). */
+  reconcileScheduled: string[];
   /**
    * Stops everything in reverse order of start. Idempotent. `jobsLeft`: jobs were still running at
    * the shutdown limit, and the parts after the worker (queues, runtime, connection) were left open
@@ -92,7 +97,10 @@ export async function startWorker(
       kind: 'config',
     });
   requireSources(loaded);
-  const problems = SourceSchedules.problems(loaded.config.sources);
+  const problems = [
+    ...SourceSchedules.problems(loaded.config.sources),
+    ...ReconcileSchedules.problems(loaded.config.sources),
+  ];
   if (problems.length > 0)
     throw new AppError(
       'SCHEDULE_INVALID',
@@ -200,6 +208,7 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
         responses: opened.client.responsesByStatus,
       }),
       sourceIds: loaded.config.sources.map((s) => s.id),
+      reconciliations: lastReconciliations(opened.database.db),
     });
     const processor = createSyncProcessor({
       service: metrics.instrumentService(syncServiceOf(opened, loaded.config.sources)),
@@ -208,6 +217,8 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
       logger,
       isPaused,
       sourceBusyRetryMs: settings.sourceBusyRetryMs,
+      // Under the source lock the processor holds: never during a pass of the same source.
+      reconcile: (sourceId, options) => reconcileWith(opened, sourceId, options),
     });
     // Started before the sync worker, so closed after it: the alerts of the last passes still go out.
     if (alertQueue) {
@@ -229,6 +240,14 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
     const schedules = new SourceSchedules({ sources: loaded.config.sources, queues, isPaused, logger });
     const scheduled = schedules.start();
     closers.push({ name: 'schedules', close: () => schedules.stop() });
+    const reconcileSchedules = new ReconcileSchedules({
+      sources: loaded.config.sources,
+      queues,
+      isPaused,
+      logger,
+    });
+    const reconcileScheduled = reconcileSchedules.start();
+    closers.push({ name: 'reconcile-schedules', close: () => reconcileSchedules.stop() });
 
     const dashboard = props.dashboard
       ? await servedUnlessPortTaken(
@@ -238,7 +257,7 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
       : null;
     if (dashboard) closers.push({ name: 'dashboard', close: () => dashboard.close() });
 
-    return { settings, queues, dashboard, scheduled, close, interruptRuns };
+    return { settings, queues, dashboard, scheduled, reconcileScheduled, close, interruptRuns };
   } catch (error) {
     await close();
     throw error;

@@ -42,6 +42,7 @@ export function workerCommand(): Command {
           prefix: settings.prefix,
           concurrency: settings.concurrency,
           scheduled: daemon.scheduled,
+          reconcileScheduled: daemon.reconcileScheduled,
           dashboard: daemon.dashboard?.url ?? null,
         },
         'worker started',

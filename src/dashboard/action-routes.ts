@@ -18,7 +18,15 @@ export interface ActionRoutesProps {
   logger: Logger;
 }
 
-const SOURCE_ACTIONS = ['resync', 'full-resync', 'retry-failures', 'pause', 'resume'] as const;
+const SOURCE_ACTIONS = [
+  'resync',
+  'full-resync',
+  'retry-failures',
+  'pause',
+  'resume',
+  'reconcile',
+  'reconcile-repair',
+] as const;
 type SourceAction = (typeof SOURCE_ACTIONS)[number];
 const KINDS: readonly RecordKind[] = ['account', 'invoice', 'creditNote'];
 
@@ -101,6 +109,14 @@ async function runSourceAction(
     return { code: action === 'pause' ? 'paused' : 'resumed', source };
   }
   const queues = await usable(props, source);
+  if (action === 'reconcile' || action === 'reconcile-repair') {
+    const repair = action === 'reconcile-repair';
+    const { jobId, deduplicated } = await enqueue(() =>
+      queues.enqueueSourceReconcile(source, { trigger: 'dashboard', repair }),
+    );
+    if (deduplicated) return { code: 'reconcile-already-queued', source, job: jobId };
+    return { code: repair ? 'reconcile-repair-queued' : 'reconcile-queued', source, job: jobId };
+  }
   if (action === 'retry-failures') {
     const { jobId } = await enqueue(() => queues.enqueueFailureRetry(source));
     return { code: 'retry-queued', source, job: jobId };
@@ -112,6 +128,8 @@ async function runSourceAction(
   if (deduplicated) return { code: 'already-queued', source, job: jobId };
   return { code: full ? 'full-resync-queued' : 'resync-queued', source, job: jobId };
 }
+
+const sourcePath = (sourceId: string): string => `/sources/${encodeURIComponent(sourceId)}`;
 
 export function configOf(sources: readonly SourceConfig[], sourceId: unknown): SourceConfig {
   const config = sources.find((s) => s.id === sourceId);
@@ -170,7 +188,9 @@ export async function enqueue<T>(add: () => Promise<T>, timeoutMs = 5000): Promi
 
 function respond(request: FastifyRequest, reply: FastifyReply, notice: Notice): FastifyReply {
   if (wantsHtml(request) || !(request.headers.accept ?? '').includes('application/json')) {
-    return reply.redirect(noticeQuery(notice), 303);
+    // A reconciliation is followed on its source's page (its card shows the result).
+    const back = notice.code.startsWith('reconcile') && notice.source ? sourcePath(notice.source) : '/';
+    return reply.redirect(noticeQuery(notice, back), 303);
   }
   const { code, ...rest } = notice;
   return reply.code(code === 'paused' || code === 'resumed' ? 200 : 202).send({ result: code, ...rest });

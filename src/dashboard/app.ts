@@ -6,6 +6,7 @@ import type { Logger } from '../logging/logger.js';
 import { SyncMetrics } from '../metrics/sync-metrics.js';
 import { FailuresRepository } from '../state/failures.js';
 import { PausedSources } from '../state/paused-sources.js';
+import { ReconciliationsRepository } from '../state/reconciliations.js';
 import { StatusQueries } from '../state/status-queries.js';
 import { registerActionRoutes } from './action-routes.js';
 import { DashboardAuth, refuse, wantsHtml } from './auth.js';
@@ -21,6 +22,7 @@ import { registerFailureRoutes, sourcePagePath } from './failure-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { noticeQuery } from './notices.js';
 import { registerPageRoutes } from './page-routes.js';
+import { lastReconciliations, registerReconciliationRoutes } from './reconciliation-routes.js';
 import { SessionStore, SignInThrottle } from './sessions.js';
 import { type QueueView, StatusReader } from './status.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './views/assets.js';
@@ -50,12 +52,14 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
   const random = deps.randomBytes ?? cryptoRandomBytes;
   const queries = new StatusQueries(deps.db);
   const paused = new PausedSources(deps.db);
+  const reconciliationsRepo = new ReconciliationsRepository(deps.db);
   const queues = deps.queues;
   const metrics =
     deps.metrics ??
     new SyncMetrics({
       queues: () => queues?.queues ?? [],
       lastSuccess: () => queries.lastSuccesses(),
+      reconciliations: lastReconciliations(deps.db),
       sourceIds: deps.sources.map((s) => s.id),
       logger,
     });
@@ -77,6 +81,7 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
     paused,
     clock: deps.clock,
     ...(queues ? { queueCounts: () => queueCounts(queues.queues, logger) } : {}),
+    reconciliations: () => reconciliationsRepo.latest(),
   });
   const checks: ReadinessCheck[] = [
     { name: 'database', check: () => queries.ping() },
@@ -173,6 +178,13 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
       clock: deps.clock,
       logger,
       failuresCsv: deps.failuresCsv,
+    });
+    registerReconciliationRoutes(scope, {
+      auth,
+      sources: deps.sources,
+      db: deps.db,
+      hasQueues: queues !== undefined,
+      clock: deps.clock,
     });
     registerFailureRoutes(scope, {
       auth,

@@ -9,6 +9,7 @@ import type { StateDb } from '../state/database.js';
 import { DetailQueries } from '../state/detail-queries.js';
 import { FailureQueries } from '../state/failure-queries.js';
 import type { PausedSources } from '../state/paused-sources.js';
+import { ReconciliationsRepository } from '../state/reconciliations.js';
 import { RunLogsRepository } from '../state/run-logs.js';
 import { RunRecordsRepository } from '../state/run-records.js';
 import { StatusQueries } from '../state/status-queries.js';
@@ -58,6 +59,7 @@ export function registerDetailRoutes(app: FastifyInstance, props: DetailRoutesPr
   const status = new StatusQueries(props.db);
   const runRecords = new RunRecordsRepository(props.db);
   const runLogs = new RunLogsRepository(props.db);
+  const reconciliations = new ReconciliationsRepository(props.db);
   const sourceIds = new Set(props.sources.map((s) => s.id));
   const hasQueues = props.queues !== undefined;
 
@@ -82,17 +84,22 @@ export function registerDetailRoutes(app: FastifyInstance, props: DetailRoutesPr
       const now = clock.now();
       const runsAt = pageParam(request.query.page);
       const failuresAt = pageParam(request.query.fpage);
-      const [pauses, running, records, runs, open, openByKind, history, cursors, files] = await Promise.all([
-        props.paused.list(),
-        status.runningRuns(),
-        status.recordCounts(),
-        details.runsOf(id, { offset: (runsAt - 1) * RUNS_PER_PAGE, limit: RUNS_PER_PAGE }),
-        failures.openOfSource(id, { offset: (failuresAt - 1) * FAILURES_PER_PAGE, limit: FAILURES_PER_PAGE }),
-        failures.openCountsByKind(id),
-        failures.closedOfSource(id, 20),
-        status.cursors(),
-        config.type === 'csv' ? details.dropFiles(id, 20) : Promise.resolve([]),
-      ]);
+      const [pauses, running, records, runs, open, openByKind, history, cursors, files, lastReconciliation] =
+        await Promise.all([
+          props.paused.list(),
+          status.runningRuns(),
+          status.recordCounts(),
+          details.runsOf(id, { offset: (runsAt - 1) * RUNS_PER_PAGE, limit: RUNS_PER_PAGE }),
+          failures.openOfSource(id, {
+            offset: (failuresAt - 1) * FAILURES_PER_PAGE,
+            limit: FAILURES_PER_PAGE,
+          }),
+          failures.openCountsByKind(id),
+          failures.closedOfSource(id, 20),
+          status.cursors(),
+          config.type === 'csv' ? details.dropFiles(id, 20) : Promise.resolve([]),
+          reconciliations.latest(id),
+        ]);
       const pause = pauses.get(id) ?? null;
       const paused = pause !== null;
       const active = running.get(id);
@@ -126,6 +133,20 @@ export function registerDetailRoutes(app: FastifyInstance, props: DetailRoutesPr
           files,
           canExport: props.failuresCsv !== undefined,
           hasQueues,
+          reconcile: {
+            sourceId: id,
+            last: lastReconciliation[0] ?? null,
+            now,
+            csrfToken: auth.csrfToken(request),
+            canQueue: hasQueues && !paused,
+            whyNot: !hasQueues
+              ? 'no queues: start the worker (REDIS_URL) to run actions'
+              : paused
+                ? 'paused: resume it first'
+                : 'these queues cannot run reconciliations',
+            schedule: config.reconcile?.schedule ?? null,
+            scheduleRepairs: config.reconcile?.repair ?? false,
+          },
         }),
       );
     },

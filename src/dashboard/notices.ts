@@ -36,6 +36,18 @@ const NOTICES: Readonly<Record<string, Render>> = {
     level: 'ok',
     body: html`Re-sync of ${n.kind} <code>${n.key}</code> of <b>${n.source}</b> queued (job <code>${n.job}</code>).`,
   }),
+  'reconcile-queued': (n) => ({
+    level: 'ok',
+    body: html`Reconciliation of <b>${n.source}</b> queued (job <code>${n.job}</code>, report only). It runs between passes of the source; its result shows below once done.`,
+  }),
+  'reconcile-repair-queued': (n) => ({
+    level: 'ok',
+    body: html`Reconciliation and repair of <b>${n.source}</b> queued (job <code>${n.job}</code>). It runs between passes of the source; what cannot be repaired is recorded as a failure.`,
+  }),
+  'reconcile-already-queued': (n) => ({
+    level: 'info',
+    body: html`A reconciliation of <b>${n.source}</b> is already queued or running (job <code>${n.job}</code>): nothing added.`,
+  }),
   'already-queued': (n) => ({
     level: 'info',
     body: html`<b>${n.source}</b> already has this work queued or running (job <code>${n.job}</code>): nothing added.`,

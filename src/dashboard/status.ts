@@ -50,6 +50,19 @@ export interface SourceView {
   openFailures: number;
   cursors: Array<{ stream: string; cursor: Record<string, unknown> | null; updatedAt: string }>;
   recentFiles: Array<Omit<DropFileRecord, 'sourceId' | 'finishedAt'> & { finishedAt: string | null }>;
+  /** Its latest reconciliation (docs/reconcile.md); absent when it was never reconciled. */
+  reconcile?: ReconcileView;
+}
+
+/** A source's latest reconciliation, as the overview shows it. */
+export interface ReconcileView {
+  id: string;
+  status: 'running' | 'done' | 'failed';
+  startedAt: string;
+  /** Drift left at its end. */
+  drift: number;
+  /** Records it found drifted (held ones included). */
+  found: number;
 }
 
 export interface FailureView extends Omit<FailureRecord, 'firstFailedAt' | 'lastFailedAt'> {
@@ -83,6 +96,17 @@ export interface StatusReaderProps {
   clock: Clock;
   /** Job counts of the queues (bull-board has the details); absent without Redis. */
   queueCounts?: () => Promise<QueueView[]>;
+  /** The latest reconciliation of each source (`ReconciliationsRepository.latest`). */
+  reconciliations?: () => Promise<
+    ReadonlyArray<{
+      id: string;
+      sourceId: string;
+      status: ReconcileView['status'];
+      startedAt: Date;
+      drift: number;
+      itemsTotal: number;
+    }>
+  >;
   runLimit?: number;
   failureLimit?: number;
 }
@@ -131,19 +155,32 @@ export class StatusReader {
 
   async read(): Promise<DashboardStatus> {
     const { queries, clock } = this.props;
-    const [lastRuns, running, records, failureCounts, failures, cursors, files, paused, runs, queues] =
-      await Promise.all([
-        queries.lastRuns(),
-        queries.runningRuns(),
-        queries.recordCounts(),
-        queries.openFailureCounts(),
-        queries.openFailures(this.props.failureLimit ?? 100),
-        queries.cursors(),
-        queries.recentDropFiles(5),
-        this.props.paused.list(),
-        queries.recentRuns(this.props.runLimit ?? 20),
-        this.props.queueCounts ? this.props.queueCounts() : Promise.resolve(null),
-      ]);
+    const [
+      lastRuns,
+      running,
+      records,
+      failureCounts,
+      failures,
+      cursors,
+      files,
+      paused,
+      runs,
+      queues,
+      reconciled,
+    ] = await Promise.all([
+      queries.lastRuns(),
+      queries.runningRuns(),
+      queries.recordCounts(),
+      queries.openFailureCounts(),
+      queries.openFailures(this.props.failureLimit ?? 100),
+      queries.cursors(),
+      queries.recentDropFiles(5),
+      this.props.paused.list(),
+      queries.recentRuns(this.props.runLimit ?? 20),
+      this.props.queueCounts ? this.props.queueCounts() : Promise.resolve(null),
+      this.props.reconciliations ? this.props.reconciliations() : Promise.resolve([]),
+    ]);
+    const lastReconciliation = new Map(reconciled.map((r) => [r.sourceId, r]));
     const stale = await queries.staleRuns(
       [...running.values(), ...lastRuns.values(), ...runs]
         .filter((r) => r.status === 'running')
@@ -170,6 +207,7 @@ export class StatusReader {
             ...rest,
             finishedAt: finishedAt?.toISOString() ?? null,
           })),
+        ...reconcileViewOf(lastReconciliation.get(config.id)),
       };
     });
     return {
@@ -186,6 +224,23 @@ export class StatusReader {
     };
   }
 }
+
+const reconcileViewOf = (
+  row:
+    | NonNullable<Awaited<ReturnType<NonNullable<StatusReaderProps['reconciliations']>>>[number]>
+    | undefined,
+): { reconcile?: ReconcileView } =>
+  row
+    ? {
+        reconcile: {
+          id: row.id,
+          status: row.status,
+          startedAt: row.startedAt.toISOString(),
+          drift: row.drift,
+          found: row.itemsTotal,
+        },
+      }
+    : {};
 
 const pauseView = (pause: SourcePause | undefined): SourceView['pause'] =>
   pause ? { by: pause.by, reason: pause.reason, at: pause.at?.toISOString() ?? null } : null;

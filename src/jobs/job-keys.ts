@@ -24,6 +24,9 @@ export function deduplicationIdOf(job: SyncJob): string {
         : `failure-retry:${job.sourceId}`;
     case 'record-resync':
       return `record-resync:${job.sourceId}:${job.kind}:${job.sourceKey}`;
+    case 'source-reconcile':
+      // A repair asked while a report is pending is its own work (it writes); two reports are one.
+      return `source-reconcile:${job.sourceId}${job.repair ? ':repair' : ''}`;
   }
 }
 
@@ -36,8 +39,8 @@ export function deduplicationIdOf(job: SyncJob): string {
  *   // 'source-sync.erp-csv.t1767225900'
  */
 export function jobIdOf(job: SyncJob, tick?: Date): string {
-  if (job.type === 'source-sync' && job.trigger === 'schedule' && tick) {
-    return `source-sync.${job.sourceId}.t${Math.floor(tick.getTime() / 1000)}`;
+  if ((job.type === 'source-sync' || job.type === 'source-reconcile') && job.trigger === 'schedule' && tick) {
+    return `${job.type}.${job.sourceId}.t${Math.floor(tick.getTime() / 1000)}`;
   }
   return `${job.type}.${job.sourceId}.${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }

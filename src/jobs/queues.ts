@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { deduplicationIdOf, jobIdOf, SYNC_QUEUE, type SyncJobName } from './job-keys.js';
-import type { SyncJob, SyncJobResult, SyncQueues } from './types.js';
+import type { ReconcileTrigger, SyncJob, SyncJobResult, SyncQueues } from './types.js';
 import type { WorkerSettings } from './worker-settings.js';
 
 export type SyncQueue = Queue<SyncJob, SyncJobResult, SyncJobName>;
@@ -84,6 +84,21 @@ export class BullSyncQueues implements SyncQueues {
       sourceId,
       ...(failureIds ? { failureIds: [...failureIds] } : {}),
     });
+  }
+
+  enqueueSourceReconcile(
+    sourceId: string,
+    options: { trigger: ReconcileTrigger; repair?: boolean; scheduledAt?: Date },
+  ): Promise<{ jobId: string; deduplicated: boolean }> {
+    return this.#add(
+      {
+        type: 'source-reconcile',
+        sourceId,
+        trigger: options.trigger,
+        ...(options.repair ? { repair: true } : {}),
+      },
+      options.scheduledAt,
+    );
   }
 
   async close(): Promise<void> {

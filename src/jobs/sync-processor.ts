@@ -8,10 +8,19 @@ import type { SyncUseCases } from '../sync/sync-service.js';
 import { permanentJobError, toJobError } from './job-errors.js';
 import type { SyncJobName } from './job-keys.js';
 import type { SourceLease, SourceLock } from './source-lock.js';
-import type { SyncJob, SyncJobResult } from './types.js';
+import type { ReconcileTrigger, SyncJob, SyncJobResult } from './types.js';
 
 /** The use cases a job runs: the same `SyncService` the CLI uses. */
 export type { SyncUseCases };
+
+/**
+ * A reconciliation of one source (`reconcileWith` over the worker's runtime, wired in `app/`):
+ * stores its result and answers what the job reports.
+ */
+export type ReconcileUseCase = (
+  sourceId: string,
+  options: { trigger: ReconcileTrigger; repair: boolean },
+) => Promise<{ id: string; repaired: boolean; drift: number; items: readonly unknown[]; requests: number }>;
 
 export interface SyncProcessorProps {
   service: SyncUseCases;
@@ -22,6 +31,8 @@ export interface SyncProcessorProps {
   isPaused(sourceId: string): Promise<boolean>;
   /** How long a job waits when another job of its source holds the source lock. */
   sourceBusyRetryMs: number;
+  /** Runs `source-reconcile` jobs; without it they fail for good (this process cannot run them). */
+  reconcile?: ReconcileUseCase;
   clock?: Clock;
 }
 
@@ -44,7 +55,7 @@ export function createSyncProcessor(props: SyncProcessorProps) {
     const config = props.sources.find((s) => s.id === data.sourceId);
     if (!config) throw permanentJobError(`no source "${data.sourceId}" in the configuration`);
     if (await props.isPaused(data.sourceId)) {
-      log.info('source paused: job skipped');
+      log.info({ event: 'job.skipped', reason: 'paused' }, 'source paused: job skipped');
       return { sourceId: data.sourceId, runs: [], skipped: 'paused' };
     }
     const owner = `${job.id}:${token ?? randomUUID()}`;
@@ -99,6 +110,28 @@ async function run(
         data.failureIds ? { ids: data.failureIds } : undefined,
       );
       return { ...resultOf(data.sourceId, summary ? [summary] : []), needData };
+    }
+    case 'source-reconcile': {
+      if (!props.reconcile) throw permanentJobError('this worker cannot run reconciliations');
+      const outcome = await props.reconcile(data.sourceId, {
+        trigger: data.trigger,
+        repair: data.repair ?? false,
+      });
+      log.info(
+        { event: 'reconcile.job.done', reconciliationId: outcome.id, drift: outcome.drift },
+        'reconciliation done',
+      );
+      return {
+        sourceId: data.sourceId,
+        runs: [],
+        reconcile: {
+          reconciliationId: outcome.id,
+          repaired: outcome.repaired,
+          drift: outcome.drift,
+          found: outcome.items.length,
+          requests: outcome.requests,
+        },
+      };
     }
     case 'record-resync': {
       if (!(await props.service.hasRecord(data.sourceId, data.kind, data.sourceKey))) {

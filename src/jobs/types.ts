@@ -9,7 +9,18 @@ export type SyncJob =
       sourceId: string;
       /** Only these failures (a user's selection on the dashboard); default: every open failure. */
       failureIds?: string[];
+    }
+  | {
+      /** A reconciliation of the source against the service (docs/reconcile.md), under the source lock. */
+      type: 'source-reconcile';
+      sourceId: string;
+      trigger: ReconcileTrigger;
+      /** Also repair what the API allows (default: report only). */
+      repair?: boolean;
     };
+
+/** Who asked for a reconciliation: its schedule (`reconcile.schedule`), the dashboard, a script. */
+export type ReconcileTrigger = 'schedule' | 'dashboard' | 'manual';
 
 /** What a finished job returns (shown by bull-board): one entry per run of the sync engine. */
 export interface SyncJobResult {
@@ -27,6 +38,8 @@ export interface SyncJobResult {
   needData?: number;
   /** The job ran nothing: its source is paused. */
   skipped?: 'paused';
+  /** source-reconcile: the stored reconciliation (`reconciliations` row) and what it found. */
+  reconcile?: { reconciliationId: string; repaired: boolean; drift: number; found: number; requests: number };
 }
 
 /**
@@ -53,6 +66,15 @@ export interface SyncQueues {
   enqueueFailureRetry(
     sourceId: string,
     options?: { failureIds?: readonly string[] },
+  ): Promise<{ jobId: string; deduplicated: boolean }>;
+  /**
+   * Queues a reconciliation of one source (deduplicated per source and mode: a reconciliation
+   * already queued or running is answered with `deduplicated`). `scheduledAt`: the tick of its
+   * `reconcile.schedule` (a deterministic job id, as for passes).
+   */
+  enqueueSourceReconcile(
+    sourceId: string,
+    options: { trigger: ReconcileTrigger; repair?: boolean; scheduledAt?: Date },
   ): Promise<{ jobId: string; deduplicated: boolean }>;
   /** For bull-board and metrics. */
   readonly queues: readonly Queue[];

@@ -6,6 +6,9 @@ import type { Logger } from '../logging/logger.js';
 import type { Outcome } from '../sync/outcome.js';
 import type { SourceSummary } from '../sync/run-sync.js';
 import type { SyncUseCases } from '../sync/sync-service.js';
+import { type ReconciliationSample, registerReconcileGauges } from './reconcile-metrics.js';
+
+export type { ReconciliationSample };
 
 /** What the metrics read when Prometheus scrapes (each optional; see `SyncMetrics.watch`). */
 export interface MetricsSources {
@@ -29,6 +32,8 @@ export interface MetricsSources {
    * at 0, so a rule on them works before the first pass.
    */
   sourceIds?: readonly string[];
+  /** The last finished reconciliation of each source reconciled at least once. */
+  reconciliations?: () => Promise<readonly ReconciliationSample[]>;
 }
 
 export interface SyncMetricsProps extends MetricsSources {
@@ -178,6 +183,7 @@ export class SyncMetrics {
         }
       },
     });
+    registerReconcileGauges({ registers, sources: () => this.#sources, logger: log });
     if (props.processMetrics) collectDefaultMetrics({ register: registry, prefix: PREFIX });
     this.watch(props);
   }
@@ -190,6 +196,7 @@ export class SyncMetrics {
       ...(sources.lastSuccess ? { lastSuccess: sources.lastSuccess } : {}),
       ...(sources.runtimeStats ? { runtimeStats: sources.runtimeStats } : {}),
       ...(sources.sourceIds ? { sourceIds: sources.sourceIds } : {}),
+      ...(sources.reconciliations ? { reconciliations: sources.reconciliations } : {}),
     };
     // Every series of a configured source exists from the start, at 0.
     for (const source of sources.sourceIds ?? []) {

@@ -10,6 +10,7 @@ import { failureState, failureTable, recordHref } from './failure-list.js';
 import { badge, duration, KIND_LABEL, runBadge, utc, when } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { type PageOf, pager } from './pager.js';
+import { type ReconciliationCardProps, reconciliationCard } from './reconciliation-view.js';
 
 export interface SourcePageProps {
   config: SourceConfig;
@@ -36,6 +37,8 @@ export interface SourcePageProps {
   canExport: boolean;
   /** Whether bull-board is served (links to it). */
   hasQueues: boolean;
+  /** The last reconciliation and its actions (docs/reconcile.md); no card without it. */
+  reconcile?: ReconciliationCardProps | undefined;
 }
 
 const KINDS: readonly RecordKind[] = ['account', 'invoice', 'creditNote'];
@@ -68,6 +71,7 @@ ${pauseCard(p)}
   <h2>Configuration</h2>
   <dl class="facts">${configFacts(p)}</dl>
 </section>
+${p.reconcile ? reconciliationCard(p.reconcile) : ''}
 <section id="source-runs">
   <h2>Runs <span class="count">${p.runsPage.total}</span></h2>
   ${runsTable(p.runs, p.now)}

@@ -40,6 +40,19 @@ export function syncPage(props: SyncPageProps): SafeHtml {
 ${recordForm(props)}`;
 }
 
+/** The latest reconciliation of a source: its drift left, linked to its details (none: never reconciled). */
+function reconcileFact(source: SourceView, now: Date): SafeHtml | '' {
+  const r = source.reconcile;
+  if (!r) return '';
+  const href = `/sources/${encodeURIComponent(source.id)}/reconciliations/${encodeURIComponent(r.id)}`;
+  return html`<dt>Drift</dt>
+    <dd data-field="drift">${
+      r.status === 'done'
+        ? html`<a href="${href}"${r.drift > 0 ? html` class="bad"` : ''} data-field="drift-left">${r.drift}</a> left`
+        : html`<a href="${href}">${badge(r.status)}</a>`
+    } <span class="muted">· reconciled ${when(r.startedAt, now)}</span></dd>`;
+}
+
 function sourceCard(source: SourceView, props: SyncPageProps): SafeHtml {
   const state = source.running ? badge('running') : source.paused ? badge('paused') : badge('active');
   const last = source.lastRun;
@@ -60,6 +73,7 @@ function sourceCard(source: SourceView, props: SyncPageProps): SafeHtml {
     }</dd>
     <dt>Synced records</dt>
     <dd><span data-field="records-account">${source.records.account}</span> ${plural(source.records.account, 'account')} · <span data-field="records-invoice">${source.records.invoice}</span> ${plural(source.records.invoice, 'invoice')} · <span data-field="records-creditNote">${source.records.creditNote}</span> ${plural(source.records.creditNote, 'credit note')}</dd>
+    ${reconcileFact(source, props.now)}
     <dt>Open failures</dt>
     <dd>${source.openFailures > 0 ? html`<a href="#failures" class="bad" data-field="open-failures">${source.openFailures}</a>` : html`<span data-field="open-failures">0</span>`}</dd>
     <dt>Cursor</dt>

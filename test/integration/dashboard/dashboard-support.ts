@@ -33,7 +33,8 @@ export const ORIGIN = 'http://localhost:80';
 type Enqueued =
   | { type: 'source-sync'; sourceId: string; trigger: string | undefined; full: boolean }
   | { type: 'record-resync'; sourceId: string; kind: string; sourceKey: string }
-  | { type: 'failure-retry'; sourceId: string };
+  | { type: 'failure-retry'; sourceId: string }
+  | { type: 'source-reconcile'; sourceId: string; repair: boolean };
 
 /** A `SyncQueues` that records what it is asked (no Redis). */
 export class RecordingQueues implements SyncQueues {
@@ -62,6 +63,11 @@ export class RecordingQueues implements SyncQueues {
   async enqueueFailureRetry(sourceId: string) {
     this.calls.push({ type: 'failure-retry', sourceId });
     return { jobId: `failure-retry.${sourceId}.${this.calls.length}`, deduplicated: false };
+  }
+
+  async enqueueSourceReconcile(sourceId: string, options: { repair?: boolean }) {
+    this.calls.push({ type: 'source-reconcile', sourceId, repair: options.repair ?? false });
+    return { jobId: `source-reconcile.${sourceId}.${this.calls.length}`, deduplicated: false };
   }
 
   async close() {}

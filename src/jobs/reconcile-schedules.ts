@@ -1,0 +1,109 @@
+import cron, { type ScheduledTask } from 'node-cron';
+import type { Logger } from 'pino';
+import type { SourceConfig } from '../config/schema.js';
+import type { SyncQueues } from './types.js';
+
+export interface ReconcileSchedulesProps {
+  sources: readonly SourceConfig[];
+  queues: Pick<SyncQueues, 'enqueueSourceReconcile'>;
+  /** A paused source's ticks enqueue nothing. */
+  isPaused(sourceId: string): Promise<boolean>;
+  logger: Logger;
+  /** IANA time zone of the cron expressions; default: the process's. */
+  timezone?: string;
+}
+
+/** What a tick did. */
+export type ReconcileTickOutcome =
+  | { sourceId: string; enqueued: true; jobId: string; deduplicated: boolean; repair: boolean }
+  | { sourceId: string; enqueued: false; reason: 'paused' | 'error' | 'unscheduled' };
+
+/**
+ * The reconciliation schedules of the sources (`sources[].reconcile.schedule`, off when absent;
+ * docs/reconcile.md). A tick only enqueues a `source-reconcile` job (report only, or a repair when
+ * `reconcile.repair` is true); the job runs in whichever worker takes it, under the source lock, so
+ * never during a pass of that source. As for passes, every worker runs the same schedules and a
+ * tick's job id is deterministic: a tick is queued once.
+ *
+ * @example
+ *   const schedules = new ReconcileSchedules({ sources, queues, isPaused, logger });
+ *   schedules.start();                              // one cron task per source with reconcile.schedule
+ *   await schedules.exec('erp-csv', new Date());    // what a tick does, callable from tests
+ *   await schedules.stop();
+ */
+export class ReconcileSchedules {
+  #tasks: ScheduledTask[] = [];
+
+  constructor(private readonly props: ReconcileSchedulesProps) {}
+
+  /** The invalid reconciliation schedules, one message each (checked before anything starts). */
+  static problems(sources: readonly SourceConfig[]): string[] {
+    return sources
+      .filter((s) => s.reconcile?.schedule !== undefined && !cron.validate(s.reconcile.schedule))
+      .map(
+        (s) =>
+          `sources.${s.id}.reconcile.schedule: "${s.reconcile?.schedule}" is not a valid cron expression`,
+      );
+  }
+
+  /** One tick of a source's reconciliation schedule: enqueue its job, deduplicated. Never throws. */
+  async exec(sourceId: string, tick: Date): Promise<ReconcileTickOutcome> {
+    const log = this.props.logger.child({ sourceId });
+    const config = this.props.sources.find((s) => s.id === sourceId);
+    if (!config?.reconcile?.schedule) return { sourceId, enqueued: false, reason: 'unscheduled' };
+    const repair = config.reconcile.repair ?? false;
+    try {
+      if (await this.props.isPaused(sourceId)) {
+        log.info(
+          { event: 'reconcile.schedule.skipped', reason: 'paused' },
+          'source paused: reconciliation tick skipped',
+        );
+        return { sourceId, enqueued: false, reason: 'paused' };
+      }
+      const { jobId, deduplicated } = await this.props.queues.enqueueSourceReconcile(sourceId, {
+        trigger: 'schedule',
+        repair,
+        scheduledAt: tick,
+      });
+      log.info(
+        { event: 'reconcile.schedule.fired', jobId, deduplicated, repair, tick: tick.toISOString() },
+        'reconciliation schedule fired',
+      );
+      return { sourceId, enqueued: true, jobId, deduplicated, repair };
+    } catch (error) {
+      log.error({ err: (error as Error).message }, 'reconciliation tick could not enqueue the job');
+      return { sourceId, enqueued: false, reason: 'error' };
+    }
+  }
+
+  /** Starts one cron task per source with `reconcile.schedule`; returns the ids scheduled. */
+  start(): string[] {
+    const scheduled: string[] = [];
+    for (const source of this.props.sources) {
+      const expression = source.reconcile?.schedule;
+      if (!expression) continue;
+      const log = this.props.logger.child({ sourceId: source.id });
+      const task = cron.schedule(expression, (context) => this.exec(source.id, context.date), {
+        name: `source-reconcile:${source.id}`,
+        noOverlap: true,
+        ...(this.props.timezone ? { timezone: this.props.timezone } : {}),
+        logger: {
+          info: (message) => log.debug({ cron: true }, message),
+          warn: (message) => log.warn({ cron: true }, message),
+          error: (message) => log.error({ cron: true }, String(message)),
+          debug: (message) => log.debug({ cron: true }, String(message)),
+        },
+      });
+      this.#tasks.push(task);
+      scheduled.push(source.id);
+    }
+    return scheduled;
+  }
+
+  /** Stops every task: no tick fires after this resolves. */
+  async stop(): Promise<void> {
+    const tasks = this.#tasks;
+    this.#tasks = [];
+    for (const task of tasks) await task.destroy();
+  }
+}
