@@ -1,0 +1,36 @@
+/**
+ * Rebuilds `src/state/embedded-template.tar.br`, the data folder a new embedded state DB starts
+ * from: PGlite's `initdb`, then every migration of `migrations/`. Run it after adding a migration
+ * or upgrading PGlite (test/integration/state/embedded-template.test.ts fails until then):
+ *
+ *   npx tsx scripts/build-embedded-template.ts
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migrateToLatest } from '../src/state/database.js';
+import { openEmbeddedDatabase } from '../src/state/embedded-database.js';
+import {
+  migrationsDigest,
+  TEMPLATE_FILE_NAME,
+  TEMPLATE_MIGRATIONS_FILE_NAME,
+  writeTemplate,
+} from '../src/state/embedded-template.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'rs-embedded-template-'));
+try {
+  const embedded = await openEmbeddedDatabase({ dataDir, template: null });
+  let applied: string[];
+  try {
+    applied = await migrateToLatest(embedded.db);
+  } finally {
+    await embedded.close();
+  }
+  const file = join(import.meta.dirname, '..', 'src', 'state', TEMPLATE_FILE_NAME);
+  const bytes = writeTemplate(join(dataDir, 'state-db'), file);
+  const sidecar = join(import.meta.dirname, '..', 'src', 'state', TEMPLATE_MIGRATIONS_FILE_NAME);
+  writeFileSync(sidecar, `${JSON.stringify(await migrationsDigest(), null, 2)}\n`);
+  console.log(`${file}: ${bytes} bytes, ${applied.length} migrations (${applied.at(-1)})`);
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,90 @@
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import v8 from 'node:v8';
+import { Kysely, PGliteDialect } from 'kysely';
+import type { StateDb } from './database.js';
+import { extractTemplate } from './embedded-template.js';
+import type { StateSchema } from './schema.js';
+
+/**
+ * PGlite's start parameters, tuned for a state DB of a few hundred thousand rows in one process:
+ * 16 MB of shared buffers instead of 128 MB (the WASM heap never shrinks, so what Postgres touches
+ * once stays resident; the OS page cache still holds the files), and a small maintenance memory
+ * for the `VACUUM (ANALYZE)` after a large pass. PGlite's own defaults (single user, no fsync, no
+ * parallel workers) are kept.
+ */
+export const EMBEDDED_SETTINGS = ['shared_buffers=16MB', 'maintenance_work_mem=16MB', 'temp_buffers=4MB'];
+
+/**
+ * Keeps WebAssembly compiled after this on V8's baseline compiler (Liftoff). By default V8 recompiles
+ * the hot functions of PGlite's 9 MB module with its optimising compiler (TurboFan) in the
+ * background, which costs more than it brings back: a 10,500-record unchanged re-run in a process of
+ * its own peaked at 772–778 MB with a 525–564 ms pass, against 241–242 MB and 266–277 ms on Liftoff,
+ * and a long-lived process's passes ran as fast either way (docs/performance.md). Both flags are
+ * needed (either alone changes nothing). V8 reads them when a module is compiled, so they are set
+ * before PGlite compiles its own (Node documents flags set after start-up as not guaranteed; these
+ * are read at each compilation); they apply to the process's later WebAssembly too (Node's fetch
+ * parser among them; its share of the API calls' cost was not measured apart).
+ */
+function keepWasmOnBaselineTier(): void {
+  v8.setFlagsFromString('--no-wasm-tier-up');
+  v8.setFlagsFromString('--no-wasm-dynamic-tiering');
+}
+
+/** How the data folder came to be: already there, extracted from the template, or made by `initdb`. */
+export type EmbeddedOrigin = 'existing' | 'template' | 'initdb';
+
+export interface EmbeddedDatabase {
+  db: StateDb;
+  origin: EmbeddedOrigin;
+  close(): Promise<void>;
+}
+
+export interface OpenEmbeddedProps {
+  dataDir: string;
+  /** The template file; default `src/state/embedded-template.tar.br`; null = always `initdb`. */
+  template?: string | null;
+}
+
+/**
+ * Opens (and creates when needed) the PGlite database under `<dataDir>/state-db`. A new one is
+ * extracted from the template when there is one; should PGlite not start from it (a PGlite whose
+ * Postgres changed its on-disk format), the folder is made again by `initdb`, as without one.
+ * PGlite is loaded only here, so a process on Postgres never loads its 15 MB of WASM.
+ */
+export async function openEmbeddedDatabase(props: OpenEmbeddedProps): Promise<EmbeddedDatabase> {
+  const folder = join(props.dataDir, 'state-db');
+  mkdirSync(props.dataDir, { recursive: true });
+  keepWasmOnBaselineTier();
+  const { PGlite } = await import('@electric-sql/pglite');
+  const options = {
+    startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((s) => ['-c', s])],
+  };
+  let origin: EmbeddedOrigin = 'existing';
+  if (!existsSync(join(folder, 'PG_VERSION'))) {
+    // An empty folder (made by hand, or left by a version that made it first) is as good as none.
+    if (existsSync(folder) && readdirSync(folder).length === 0) rmSync(folder, { recursive: true });
+    const fresh = !existsSync(folder) && props.template !== null;
+    origin = fresh && tryTemplate(folder, props.template ?? undefined) ? 'template' : 'initdb';
+  }
+  let pglite: InstanceType<typeof PGlite>;
+  try {
+    pglite = await PGlite.create(folder, options);
+  } catch (error) {
+    if (origin !== 'template') throw error;
+    rmSync(folder, { recursive: true, force: true });
+    origin = 'initdb';
+    pglite = await PGlite.create(folder, options);
+  }
+  const db = new Kysely<StateSchema>({ dialect: new PGliteDialect({ pglite }) });
+  return { db, origin, close: () => db.destroy() };
+}
+
+/** Extracts the template; a damaged one (cut short, not brotli, not tar) is as good as none. */
+function tryTemplate(folder: string, file: string | undefined): boolean {
+  try {
+    return extractTemplate(folder, file);
+  } catch {
+    return false;
+  }
+}
