@@ -82,7 +82,13 @@ describe.each(['postgres', 'embedded'] as const)(
       expect(result.stderr).toContain('10 accounts (52.6 % of the 19 linked) are absent from this file');
       expect(result.stderr).toContain('the deletions are held and none was unlinked');
       expect(lastJsonLine(result.stdout).snapshots).toEqual([
-        expect.objectContaining({ unit: 'accounts-3.csv', stream: 'accounts', action: 'held', absent: 10, applied: 0 }),
+        expect.objectContaining({
+          unit: 'accounts-3.csv',
+          stream: 'accounts',
+          action: 'held',
+          absent: 10,
+          applied: 0,
+        }),
       ]);
       for (const i of [11, 15, 20]) expect((await account(i))?.source).toMatchObject({ sourceId: `C-${i}` });
     });

@@ -199,7 +199,9 @@ describe('CSV snapshot mode through the sync engine, against the sandbox API and
     expect(summary.counts.accounts).toMatchObject({ created: 0, updated: 1, unchanged: 19, failed: 0 });
     expect((await account('ACC-07')).source).toMatchObject({ connectionId: 'crm', sourceId: 'ACC-07' });
     // The same account, not a second one, and the next pass has nothing to do.
-    expect((await repos.recordMap.get('crm', 'account', 'ACC-07'))?.syncedState).not.toHaveProperty('unlinked');
+    expect((await repos.recordMap.get('crm', 'account', 'ACC-07'))?.syncedState).not.toHaveProperty(
+      'unlinked',
+    );
     const again = await pass(crm(), accountsCsv(ids(20)));
     expect(again.summary.counts.accounts).toMatchObject({ created: 0, updated: 0, unchanged: 20, failed: 0 });
   });
