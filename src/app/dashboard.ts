@@ -6,7 +6,7 @@ import { lastReconciliations } from '../dashboard/reconciliation-routes.js';
 import { type RunningDashboard, startDashboard } from '../dashboard/server.js';
 import { systemClock } from '../domain/clock.js';
 import { BullSyncQueues } from '../jobs/queues.js';
-import { openQueueConnection, redactedUrl, waitForRedis } from '../jobs/redis-connection.js';
+import { closeConnection, openQueueConnection, redactedUrl, waitForRedis } from '../jobs/redis-connection.js';
 import type { SyncQueues } from '../jobs/types.js';
 import { workerSettingsOf } from '../jobs/worker-settings.js';
 import { SyncMetrics } from '../metrics/sync-metrics.js';
@@ -98,7 +98,7 @@ export async function openStandaloneDashboard(
         logger,
         name: 'receivables-sync-dashboard',
       });
-      closers.push(() => connection.quit());
+      closers.push(() => closeConnection(connection));
       await waitForRedis(connection, settings.redisUrl, 5000).catch((error: Error) =>
         logger.warn(
           { err: error.message, redis: redactedUrl(settings.redisUrl) },

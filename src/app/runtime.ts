@@ -9,7 +9,7 @@ import type { MeteredRateLimiter } from '../api/rate-limit/types.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
 import { AppError, messageOf } from '../domain/errors.js';
-import { watchConnection } from '../jobs/redis-connection.js';
+import { closeConnection, watchConnection } from '../jobs/redis-connection.js';
 import { createLogger } from '../logging/logger.js';
 import { createSourceFactory } from '../sources/create-source.js';
 import { migrateToLatest, openStateDatabase, type StateDatabase } from '../state/database.js';
@@ -146,7 +146,7 @@ export async function openSyncRuntime(
     // The limiter's and the token refresh's connection: an outage is logged once, never unhandled.
     const opened = redis;
     if (opened) watchConnection(opened, state.logger);
-    if (opened) closers.push(() => opened.quit());
+    if (opened) closers.push(() => closeConnection(opened));
     const alerting = openAlerting({
       ...alertsBase,
       db: state.database.db,

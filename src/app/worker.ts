@@ -11,7 +11,12 @@ import { BullAlertQueue } from '../jobs/alert-queue.js';
 import { closeAlertWorker, startAlertWorker } from '../jobs/alert-worker.js';
 import { BullSyncQueues } from '../jobs/queues.js';
 import { ReconcileSchedules } from '../jobs/reconcile-schedules.js';
-import { openQueueConnection, waitForRedis, warnUnlessNoEviction } from '../jobs/redis-connection.js';
+import {
+  closeConnection,
+  openQueueConnection,
+  waitForRedis,
+  warnUnlessNoEviction,
+} from '../jobs/redis-connection.js';
 import { SourceSchedules } from '../jobs/schedules.js';
 import { SourceLock } from '../jobs/source-lock.js';
 import { createSyncProcessor } from '../jobs/sync-processor.js';
@@ -168,7 +173,7 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
   };
   try {
     const connection = openQueueConnection({ url: settings.redisUrl, logger });
-    closers.push({ name: 'redis', close: () => quitOrDisconnect(connection) });
+    closers.push({ name: 'redis', close: () => closeConnection(connection) });
     await waitForRedis(connection, settings.redisUrl, props.redisTimeoutMs ?? 10_000);
     await warnUnlessNoEviction(connection, logger);
 
@@ -302,13 +307,4 @@ async function closeInReverse(
     logger.debug({ part: closer.name }, 'closed');
   }
   return { jobsLeft: false };
-}
-
-/** QUIT waits for Redis; during an outage it would wait forever, so the socket is dropped instead. */
-async function quitOrDisconnect(redis: {
-  quit(): Promise<unknown>;
-  disconnect(): void;
-  status: string;
-}): Promise<void> {
-  if (redis.status !== 'ready' || !(await settlesWithin(redis.quit(), 2000))) redis.disconnect();
 }

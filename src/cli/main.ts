@@ -2,3 +2,7 @@
 import { run } from './program.js';
 
 process.exitCode = await run(process.argv.slice(2));
+// Every command has closed what it opened by now, and the process ends as soon as nothing is left
+// pending. A handle a library leaves behind (a reconnection timer of a connection to a server that
+// died) must not keep a finished `sync --once` alive, blocking the next scheduled one: last resort.
+setTimeout(() => process.exit(), 5_000).unref();

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.js';
+import { settlesWithin } from '../domain/settle.js';
 
 /** Redis could not be reached at start. */
 export class RedisUnavailableError extends AppError {
@@ -113,4 +114,18 @@ export function redactedUrl(url: string): string {
   } catch {
     return 'the configured URL';
   }
+}
+
+/**
+ * Closes a connection for good: QUIT when Redis answers (within 2 s), then the socket is dropped in
+ * any case. During an outage QUIT fails or waits while ioredis keeps reconnecting, and those
+ * reconnection timers alone would keep a finished `sync --once` process alive.
+ */
+export async function closeConnection(redis: Pick<Redis, 'quit' | 'disconnect' | 'status'>): Promise<void> {
+  if (redis.status === 'ready')
+    await settlesWithin(
+      redis.quit().catch(() => undefined),
+      2000,
+    );
+  redis.disconnect();
 }

@@ -179,7 +179,13 @@ describe('the fault matrix of sync --once', () => {
       const run = startSyncOnce(env);
       await untilMidPass(sandbox, run, (stats) => stats.accounts >= 3);
       await redis.kill();
+      // A pass that does not stop leaves its log in the test's output, not just a timeout.
+      const stuck = setTimeout(
+        () => console.error(`still running 60 s after Redis died:\n${run.stderr().slice(-4000)}`),
+        60_000,
+      );
       const [code] = await once(run.child, 'exit');
+      clearTimeout(stuck);
       const stderr = run.stderr();
       await sandbox.admin('PUT', '/faults', { latencyMs: 0 });
       expect(code, stderr).toBe(1);
