@@ -4,7 +4,7 @@ import type { ReceivablesClient } from '../api/client.js';
 import { ApiResponseError } from '../api/errors.js';
 import { accountFilters, creditNoteFilters, invoiceFilters } from '../api/filters.js';
 import { type Page, paginate } from '../api/pagination.js';
-import type { Account, CreditNote, DateParts, Invoice } from '../api/types.js';
+import type { Account, CreditNote, Invoice } from '../api/types.js';
 import type { SourceConfig } from '../config/schema.js';
 import { AppError } from '../domain/errors.js';
 import { SourceLock } from '../jobs/source-lock.js';
@@ -19,7 +19,7 @@ import {
 import type { DocumentKind, ServiceAccount, ServiceDocument } from '../reconcile/types.js';
 import { ReconciliationsRepository } from '../state/reconciliations.js';
 import type { SyncRuntime } from './runtime.js';
-import { ClientSyncApi } from './sync-api.js';
+import { ClientSyncApi, toParts, toRemoteAccount } from './sync-api.js';
 
 export { describe as describeDrift } from '../reconcile/repair-plan.js';
 export { DRIFT_CATEGORIES, type DriftCategory, type DriftItem } from '../reconcile/types.js';
@@ -27,26 +27,8 @@ export type { ReconcileEstimate, ReconcileOutcome };
 
 const PAGE = 100;
 
-function toParts(value: unknown): DateParts | null {
-  if (value && typeof value === 'object' && 'year' in value) return value as DateParts;
-  const m = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})/.exec(value) : null;
-  return m ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) } : null;
-}
-
-const toServiceAccount = (a: Account): ServiceAccount => ({
-  id: a.id,
-  fullName: a.fullName,
-  currencyCode: a.currencyCode,
-  billingAddress: a.billingAddress,
-  source: a.source
-    ? {
-        connectionId: a.source.connectionId,
-        sourceId: a.source.sourceId,
-        connectorType: a.source.connectorType,
-      }
-    : null,
-  readOnlyReason: a.readOnlyReason,
-});
+/** `RemoteAccount` and `ServiceAccount` are the same shape: the reconciliation reads accounts as the sync does. */
+const toServiceAccount: (a: Account) => ServiceAccount = toRemoteAccount;
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 

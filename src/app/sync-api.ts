@@ -7,13 +7,14 @@ import { AppError } from '../domain/errors.js';
 import type { DocumentKind, PdfFile, RemoteAccount, RemoteDocument, SyncApi, Write } from '../sync/ports.js';
 
 /** Document dates may come back as parts or as `YYYY-MM-DD`; the sync compares parts. */
-function toParts(value: unknown): DateParts | null {
+export function toParts(value: unknown): DateParts | null {
   if (value && typeof value === 'object' && 'year' in value) return value as DateParts;
   const m = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})/.exec(value) : null;
   return m ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) } : null;
 }
 
-const toRemoteAccount = (a: Account): RemoteAccount => ({
+/** The account as the sync engine (and the reconciliation) reads it. */
+export const toRemoteAccount = (a: Account): RemoteAccount => ({
   id: a.id,
   fullName: a.fullName,
   currencyCode: a.currencyCode,

@@ -1,6 +1,7 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 import type { SourceConfig } from '../config/schema.js';
+import { scheduleTask } from './schedules.js';
 import type { SyncQueues } from './types.js';
 
 export interface ReconcileSchedulesProps {
@@ -82,17 +83,12 @@ export class ReconcileSchedules {
     for (const source of this.props.sources) {
       const expression = source.reconcile?.schedule;
       if (!expression) continue;
-      const log = this.props.logger.child({ sourceId: source.id });
-      const task = cron.schedule(expression, (context) => this.exec(source.id, context.date), {
+      const task = scheduleTask({
         name: `source-reconcile:${source.id}`,
-        noOverlap: true,
-        ...(this.props.timezone ? { timezone: this.props.timezone } : {}),
-        logger: {
-          info: (message) => log.debug({ cron: true }, message),
-          warn: (message) => log.warn({ cron: true }, message),
-          error: (message) => log.error({ cron: true }, String(message)),
-          debug: (message) => log.debug({ cron: true }, String(message)),
-        },
+        expression,
+        run: (date) => this.exec(source.id, date),
+        logger: this.props.logger.child({ sourceId: source.id }),
+        timezone: this.props.timezone,
       });
       this.#tasks.push(task);
       scheduled.push(source.id);

@@ -68,18 +68,12 @@ export class SourceSchedules {
     const scheduled: string[] = [];
     for (const source of this.props.sources) {
       if (!source.schedule) continue;
-      const log = this.props.logger.child({ sourceId: source.id });
-      const task = cron.schedule(source.schedule, (context) => this.exec(source.id, context.date), {
+      const task = scheduleTask({
         name: `source-sync:${source.id}`,
-        // A tick still waiting on Redis (an outage) makes the next ones skip rather than pile up.
-        noOverlap: true,
-        ...(this.props.timezone ? { timezone: this.props.timezone } : {}),
-        logger: {
-          info: (message) => log.debug({ cron: true }, message),
-          warn: (message) => log.warn({ cron: true }, message),
-          error: (message) => log.error({ cron: true }, String(message)),
-          debug: (message) => log.debug({ cron: true }, String(message)),
-        },
+        expression: source.schedule,
+        run: (date) => this.exec(source.id, date),
+        logger: this.props.logger.child({ sourceId: source.id }),
+        timezone: this.props.timezone,
       });
       this.#tasks.push(task);
       scheduled.push(source.id);
@@ -93,4 +87,30 @@ export class SourceSchedules {
     this.#tasks = [];
     for (const task of tasks) await task.destroy();
   }
+}
+
+/**
+ * One node-cron task: its own log lines at debug (warnings and errors as such), and a tick still
+ * waiting (on Redis, during an outage) makes the next ones skip rather than pile up. Shared by the
+ * sync and the reconciliation schedules.
+ */
+export function scheduleTask(props: {
+  name: string;
+  expression: string;
+  run: (date: Date) => unknown;
+  logger: Logger;
+  timezone?: string | undefined;
+}): ScheduledTask {
+  const log = props.logger;
+  return cron.schedule(props.expression, (context) => props.run(context.date), {
+    name: props.name,
+    noOverlap: true,
+    ...(props.timezone ? { timezone: props.timezone } : {}),
+    logger: {
+      info: (message) => log.debug({ cron: true }, message),
+      warn: (message) => log.warn({ cron: true }, message),
+      error: (message) => log.error({ cron: true }, String(message)),
+      debug: (message) => log.debug({ cron: true }, String(message)),
+    },
+  });
 }
