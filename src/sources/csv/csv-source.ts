@@ -96,7 +96,14 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     const { checksum, size } = inspection;
     const file: ClaimedFile = { name, path, stream, checksum, size, claimedAt };
     const previous = await ledger.seen(config.id, checksum);
-    if (previous !== null && (previous.status === 'done' || previous.status === 'duplicate')) {
+    const snapshot = snapshotOf(name, stream, laterFile);
+    // A snapshot restates the whole set now: the same content as an earlier file is read again (its
+    // unchanged rows cost no API call), so a customer back since, or deletions held then, are applied.
+    if (
+      previous !== null &&
+      (previous.status === 'done' || previous.status === 'duplicate') &&
+      snapshot.snapshot === undefined
+    ) {
       summary.duplicates.push(name);
       if (dryRun) log.info({ file: name, checksum }, 'duplicate file: would be archived without syncing');
       return new DuplicateFileUnit(ctx, file, previous);
@@ -126,7 +133,7 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
       dropRealPath,
       batchSize,
       expectedRecords,
-      ...snapshotOf(name, stream, laterFile),
+      ...snapshot,
     });
   }
 

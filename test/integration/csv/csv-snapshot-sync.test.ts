@@ -96,7 +96,7 @@ describe('CSV snapshot mode through the sync engine, against the sandbox API and
       logger,
     });
     root = await mkdtemp(join(tmpdir(), 'csv-snapshot-'));
-    for (const id of ['crm', 'crm-tag', 'crm-multi']) await mkdir(join(root, id));
+    for (const id of ['crm', 'crm-tag', 'crm-multi', 'crm-again']) await mkdir(join(root, id));
   });
   afterAll(async () => {
     await client?.close();
@@ -279,5 +279,27 @@ describe('CSV snapshot mode through the sync engine, against the sandbox API and
       },
     ]);
     expect(await linkedOf(['ACC-05'], 'crm-multi')).toEqual(['ACC-05']);
+  });
+
+  it('when a file has the same content as an earlier one, then in snapshot mode it is read again: a customer back is linked, held deletions apply once allowed', async () => {
+    const again = (accounts: Record<string, unknown> = {}) => config('crm-again', accounts);
+    const all = accountsCsv(ids(10));
+    await pass(again(), all);
+    await pass(again(), accountsCsv(ids(10).filter((k) => k !== 'ACC-03')));
+    expect(await linkedOf(['ACC-03'], 'crm-again')).toEqual([]);
+
+    // The first export again, byte for byte: not skipped as a duplicate.
+    const back = await pass(again(), all);
+    expect(back.summary.skipped).toEqual([]);
+    expect(back.summary.counts.accounts).toMatchObject({ created: 0, updated: 1, unchanged: 9, failed: 0 });
+    expect(await linkedOf(ids(10), 'crm-again')).toEqual(ids(10));
+
+    // Half the set: held. The same file once maxDeleteRatio allows it: applied.
+    const half = accountsCsv(ids(5));
+    const held = await pass(again(), half);
+    expect(held.summary.snapshots).toMatchObject([{ action: 'held', absent: 5 }]);
+    const allowed = await pass(again({ maxDeleteRatio: 0.5 }), half);
+    expect(allowed.summary.snapshots).toMatchObject([{ action: 'applied', absent: 5, applied: 5 }]);
+    expect(await linkedOf(ids(10), 'crm-again')).toEqual(ids(5));
   });
 });
