@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { messageOf } from '../domain/errors.js';
 import type { RecordKind, SourceRecord } from '../domain/records.js';
+import { RECONCILE_STAGE } from '../sync/batch-execution.js';
 import type { SyncApi, SyncState } from '../sync/ports.js';
 import { type ReplayItem, replaySource } from '../sync/replay-source.js';
 import { runSync } from '../sync/run-sync.js';
@@ -92,7 +93,7 @@ export async function repairDrift(
       sourceId: target.id,
       kind: item.kind,
       sourceKey: item.sourceKey,
-      stage: 'reconcile',
+      stage: RECONCILE_STAGE,
       message: reason,
       retryable: false,
     });

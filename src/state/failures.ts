@@ -127,16 +127,22 @@ export class FailuresRepository {
     return kinds;
   }
 
-  async resolve(sourceId: string, kind: RecordKind, sourceKeys: readonly string[]): Promise<void> {
+  async resolve(
+    sourceId: string,
+    kind: RecordKind,
+    sourceKeys: readonly string[],
+    options: { sparing?: string } = {},
+  ): Promise<void> {
     if (sourceKeys.length === 0) return;
-    await this.db
+    let query = this.db
       .updateTable('failures')
       .set({ resolved_at: new Date() })
       .where('source_id', '=', sourceId)
       .where('kind', '=', kind)
       .where('source_key', 'in', [...sourceKeys])
-      .where('resolved_at', 'is', null)
-      .execute();
+      .where('resolved_at', 'is', null);
+    if (options.sparing !== undefined) query = query.where('stage', '!=', options.sparing);
+    await query.execute();
   }
 
   /**

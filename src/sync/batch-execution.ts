@@ -6,6 +6,9 @@ import { recordFailure } from './failure-recorder.js';
 import { type Outcome, reasonOf } from './outcome.js';
 import type { PassScope } from './pass-scope.js';
 
+/** The stage of the failures a reconciliation records (`src/reconcile`): see `processBatchOf`. */
+export const RECONCILE_STAGE = 'reconcile';
+
 /**
  * Runs the work of a batch plan through `sync`, at most `scope.concurrency` records at once. A
  * record refused for its data (kind `data`) is recorded as a failure and the batch goes on; any
@@ -20,7 +23,7 @@ export async function processBatchOf<T extends BatchItem<{ sourceId: string }>>(
   sync: (item: T) => Promise<Outcome>,
   stage: string,
 ): Promise<void> {
-  const succeeded = [...plan.unchanged];
+  const succeeded: string[] = [];
   let stopped: { error: unknown } | null = null;
   if (plan.work.length > 0) {
     const queue = new PQueue({ concurrency: scope.concurrency });
@@ -50,8 +53,14 @@ export async function processBatchOf<T extends BatchItem<{ sourceId: string }>>(
     kind,
     plan.work.map((item) => item.record.sourceId),
   );
-  // Only a kind with open failures needs the UPDATE: an ordinary re-run costs no write here.
-  if (!scope.dryRun && scope.failureKinds.has(kind))
+  // Only a kind with open failures needs the UPDATE: an ordinary re-run costs no write here. An
+  // unchanged row mends its own earlier refusal, not what a reconciliation found on the service
+  // (an account unlinked there stays so until a write or a repair): those stay open.
+  if (!scope.dryRun && scope.failureKinds.has(kind)) {
     await scope.state.failures.resolve(scope.sourceId, kind, succeeded);
+    await scope.state.failures.resolve(scope.sourceId, kind, [...plan.unchanged], {
+      sparing: RECONCILE_STAGE,
+    });
+  }
   if (stopped) throw (stopped as { error: unknown }).error;
 }

@@ -192,7 +192,16 @@ export interface FailureStore {
   recordMany(inputs: readonly FailureInput[]): Promise<void>;
   /** The kinds of which the source has open failures (a pass resolves failures of those kinds only). */
   openKinds(sourceId: string): Promise<Set<RecordKind>>;
-  resolve(sourceId: string, kind: RecordKind, sourceKeys: readonly string[]): Promise<void>;
+  /**
+   * Resolves the open failures of these records; `sparing` leaves those of one stage open (an
+   * unchanged row does not mend what a reconciliation found on the service).
+   */
+  resolve(
+    sourceId: string,
+    kind: RecordKind,
+    sourceKeys: readonly string[],
+    options?: { sparing?: string },
+  ): Promise<void>;
   open(filter?: {
     sourceId?: string | undefined;
     kind?: RecordKind;

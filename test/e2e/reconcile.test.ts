@@ -199,5 +199,21 @@ describe('reconcile against the sandbox, Postgres state DB', () => {
     expect(again.stdout).toContain('readOnly account C-5');
     expect(again.stdout).toContain('[held: recorded as a failure]');
     expect(again.stdout).toContain('no drift left');
+
+    // A pass over the same rows (unchanged: no call) does not close what the service still shows.
+    dropCsv(
+      env.dropDir,
+      'accounts-again.csv',
+      ACCOUNT_HEADER,
+      range(1, 6)
+        .reverse()
+        .map((i) => accountRow(i)),
+    );
+    const pass = await cli('sync', '--once', '--json');
+    expect(pass.code, pass.stderr).toBe(0);
+    expect(await openFailuresOf(env)).toBe(1);
+    const later = await cli('reconcile');
+    expect(later.code, later.stderr + later.stdout).toBe(0);
+    expect(later.stdout).toContain('[held: recorded as a failure]');
   });
 });

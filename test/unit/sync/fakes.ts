@@ -543,9 +543,13 @@ export class FakeState implements SyncState {
         () =>
           new Set([...this.failureRows.values()].filter((f) => f.sourceId === sourceId).map((f) => f.kind)),
       ),
-    resolve: (sourceId, kind, keys) =>
+    resolve: (sourceId, kind, keys, options = {}) =>
       this.#call('failures.resolve', () => {
-        for (const key of keys) this.failureRows.delete(`${sourceId}\u0000${kind}\u0000${key}`);
+        for (const key of keys) {
+          const id = `${sourceId}\u0000${kind}\u0000${key}`;
+          if (options.sparing === undefined || this.failureRows.get(id)?.stage !== options.sparing)
+            this.failureRows.delete(id);
+        }
       }),
     open: (filter = {}) =>
       this.#call('failures.open', () =>
