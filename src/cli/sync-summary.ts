@@ -21,9 +21,13 @@ export interface JsonSnapshot {
   unit: string;
   stream: string;
   action: string;
+  /** Records of the kind still linked when the file was read; `absent` of them it lacked. */
+  linked: number;
   absent: number;
   applied: number;
   failed: number;
+  /** The first absent source ids (the run's log and the file's report say the same). */
+  sample: string[];
 }
 
 const KEYS: readonly SummaryKey[] = ['accounts', 'invoices', 'creditNotes'];
@@ -40,14 +44,16 @@ export function jsonSummary(
     return sum;
   };
   const snapshots = summaries.flatMap((s) =>
-    (s.snapshots ?? []).map(({ unit, stream, action, absent, applied, failed }) => ({
+    (s.snapshots ?? []).map(({ unit, stream, action, linked, absent, applied, failed, sample }) => ({
       sourceId: s.sourceId,
       unit,
       stream,
       action,
+      linked,
       absent,
       applied,
       failed,
+      sample,
     })),
   );
   return {

@@ -102,7 +102,8 @@ async function applySnapshot(
   const deleting = kind === 'account' && snapshot.onDelete !== 'skip';
   const linked = await store.countLinked(ctx.sourceId, kind);
   const allowed = deleting ? Math.floor(snapshot.maxDeleteRatio * linked + 1e-9) : 0;
-  const found = await absentKeys(ctx, snapshot, kind, deleting ? allowed + 1 : SAMPLE);
+  // Enough keys to delete them all (within the ratio), and at least a sample to name when held.
+  const found = await absentKeys(ctx, snapshot, kind, deleting ? Math.max(allowed + 1, SAMPLE) : SAMPLE);
   if (found.absent === 0) {
     ctx.logger.debug({ unit: unit.name, stream, linked }, 'snapshot mode: nothing absent');
     return null;

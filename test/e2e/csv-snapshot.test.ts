@@ -86,8 +86,10 @@ describe.each(['postgres', 'embedded'] as const)(
           unit: 'accounts-3.csv',
           stream: 'accounts',
           action: 'held',
+          linked: 19,
           absent: 10,
           applied: 0,
+          sample: ['C-11', 'C-12', 'C-13', 'C-14', 'C-15', 'C-16', 'C-17', 'C-18', 'C-19', 'C-20'],
         }),
       ]);
       for (const i of [11, 15, 20]) expect((await account(i))?.source).toMatchObject({ sourceId: `C-${i}` });

@@ -1,7 +1,7 @@
 import type { ReconciliationRow } from '../../state/reconciliations.js';
 import { recordHref } from './failure-list.js';
 import { badge, duration, KIND_LABEL, when } from './format.js';
-import { type HtmlValue, html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from './html.js';
 
 /** The categories of a reconciliation, in report order, with the words of `reconcile`'s report. */
 const CATEGORIES: ReadonlyArray<[string, string]> = [
@@ -46,10 +46,14 @@ function countCell(row: ReconciliationRow, category: string): SafeHtml {
 /** The source page's card: the last reconciliation, and "Reconcile now" / "Reconcile and repair". */
 export function reconciliationCard(p: ReconciliationCardProps): SafeHtml {
   const action = (name: string) => `/actions/sources/${encodeURIComponent(p.sourceId)}/${name}`;
-  const disabled: HtmlValue = p.canQueue ? '' : html` disabled title="${p.whyNot}"`;
+  // One title per button: the reason it is disabled, else what it does.
+  const button = (label: string, what: string) =>
+    p.canQueue
+      ? html`<button type="submit" title="${what}">${label}</button>`
+      : html`<button type="submit" disabled title="${p.whyNot}">${label}</button>`;
   const forms = html`<div class="row">
-  <form method="post" action="${action('reconcile')}" class="inline"><input type="hidden" name="_csrf" value="${p.csrfToken}"><button type="submit"${disabled}>Reconcile now</button></form>
-  <form method="post" action="${action('reconcile-repair')}" class="inline"><input type="hidden" name="_csrf" value="${p.csrfToken}"><button type="submit"${disabled} title="re-create the missing, adopt the orphans a row claims, re-send what differs; record the rest as failures">Reconcile and repair</button></form>
+  <form method="post" action="${action('reconcile')}" class="inline"><input type="hidden" name="_csrf" value="${p.csrfToken}">${button('Reconcile now', 'compare what the service holds with what was synced; report only')}</form>
+  <form method="post" action="${action('reconcile-repair')}" class="inline"><input type="hidden" name="_csrf" value="${p.csrfToken}">${button('Reconcile and repair', 're-create the missing, adopt the orphans a row claims, re-send what differs; record the rest as failures')}</form>
 </div>`;
   const schedule = p.schedule
     ? html`<code>${p.schedule}</code> (${p.scheduleRepairs ? 'report and repair' : 'report only'})`
