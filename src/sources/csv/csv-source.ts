@@ -133,7 +133,9 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
       dropRealPath,
       batchSize,
       expectedRecords,
-      ...snapshot,
+      ...(resolution.header.reportColumns.length > 0 && snapshot.snapshot
+        ? correctionsOnly(stream, snapshot.notes)
+        : snapshot),
     });
   }
 
@@ -191,6 +193,19 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
         });
       }
     }
+  }
+
+  /**
+   * An error report or a failures download dropped back (its `errors.*` columns) holds the rows to
+   * correct, not the whole set: it never deletes, whatever the kind's mode.
+   */
+  function correctionsOnly(stream: Stream, notes: readonly string[] = []): { notes: string[] } {
+    return {
+      notes: [
+        ...notes,
+        `snapshot mode: this file has errors.* columns (rows corrected from a report), so it is not the whole set of ${stream}: it deletes nothing`,
+      ],
+    };
   }
 
   /**

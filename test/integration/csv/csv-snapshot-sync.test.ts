@@ -96,7 +96,7 @@ describe('CSV snapshot mode through the sync engine, against the sandbox API and
       logger,
     });
     root = await mkdtemp(join(tmpdir(), 'csv-snapshot-'));
-    for (const id of ['crm', 'crm-tag', 'crm-multi', 'crm-again']) await mkdir(join(root, id));
+    for (const id of ['crm', 'crm-tag', 'crm-multi', 'crm-again', 'crm-fix']) await mkdir(join(root, id));
   });
   afterAll(async () => {
     await client?.close();
@@ -301,5 +301,19 @@ describe('CSV snapshot mode through the sync engine, against the sandbox API and
     const allowed = await pass(again({ maxDeleteRatio: 0.5 }), half);
     expect(allowed.summary.snapshots).toMatchObject([{ action: 'applied', absent: 5, applied: 5 }]);
     expect(await linkedOf(ids(10), 'crm-again')).toEqual(ids(5));
+  });
+
+  it('when a report of refused rows is corrected and dropped back, then it is not taken for the whole set: nothing is unlinked', async () => {
+    const fix = config('crm-fix', { maxDeleteRatio: 1 });
+    await pass(fix, accountsCsv(ids(6), ['ACC-02']));
+    // The failures download / error report format: its errors.* columns, then the row, corrected.
+    const corrected = `errors.line,errors.column,errors.reason,${HEADER}\n3,currencyCode,not an ISO 4217 code,ACC-02,Customer ACC-02,EUR,\n`;
+    const { summary } = await pass(fix, corrected);
+    expect(summary.counts.accounts).toMatchObject({ created: 1, failed: 0 });
+    expect(summary.snapshots).toEqual([]);
+    expect(summary.warnings.map((w) => w.warning)).toContain(
+      'snapshot mode: this file has errors.* columns (rows corrected from a report), so it is not the whole set of accounts: it deletes nothing',
+    );
+    expect(await linkedOf(ids(6), 'crm-fix')).toEqual(ids(6));
   });
 });
