@@ -111,6 +111,12 @@ export function textReport(o: ReconcileOutcome): string {
       .filter(([, n]) => n > 0)
       .map(([action, n]) => `${n} ${action}`);
     if (done.length > 0) lines.push(`  repaired: ${done.join(', ')}`);
+    // What was found and is no longer drifted, each named, then what is left.
+    const left = new Set(o.remaining.map((i) => `${i.kind}\u0000${i.sourceKey}`));
+    const fixed = o.items.filter((i) => !left.has(`${i.kind}\u0000${i.sourceKey}`));
+    for (const item of fixed.slice(0, LISTED)) lines.push(`  fixed: ${itemLine(item)}`);
+    if (fixed.length > LISTED)
+      lines.push(`  ... and ${fixed.length - LISTED} more fixed (--json lists them all)`);
   }
   const shown = o.repaired ? o.remaining : o.items;
   for (const item of shown.slice(0, LISTED)) lines.push(`  ${itemLine(item)}`);

@@ -157,6 +157,11 @@ describe('reconcile against the sandbox, Postgres state DB', () => {
     expect(repaired.code, repaired.stderr + repaired.stdout).toBe(0);
     const fix = lastJsonLine(repaired.stdout).sources[0];
     expect(fix.drift).toBe(0);
+    // The readable report (stderr with --json) names each record it fixed.
+    expect(repaired.stderr).toMatch(/fixed: missing account C-2\b/);
+    expect(repaired.stderr).toMatch(
+      /fixed: changed account C-3 .*fullName "Customer 3" -> "Renamed by hand"/,
+    );
     expect(fix.repairs).toMatchObject({
       recreatedOrAdopted: 5,
       updated: 2,
