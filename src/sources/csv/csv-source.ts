@@ -1,6 +1,5 @@
 import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { type CsvSnapshotSettings, csvSnapshotSettings } from '../../config/csv-source-schema.js';
 import type { SourceConfig } from '../../config/schema.js';
 import type { Clock } from '../../domain/clock.js';
 import type { SeenDropFile } from '../../domain/drop-files.js';
@@ -15,6 +14,7 @@ import { DropFolder } from './drop-folder.js';
 import { inspectFile } from './file-inspection.js';
 import { orderDropFiles, StabilityTracker } from './file-selection.js';
 import { archiveDuplicate, type ClaimedFile, type DropContext, rejectFile } from './file-settlement.js';
+import { correctionsOnly, snapshotOf } from './snapshot-files.js';
 
 export type CsvSourceConfig = Extract<SourceConfig, { type: 'csv' }>;
 
@@ -96,7 +96,8 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     const { checksum, size } = inspection;
     const file: ClaimedFile = { name, path, stream, checksum, size, claimedAt };
     const previous = await ledger.seen(config.id, checksum);
-    const snapshot = snapshotOf(name, stream, laterFile);
+    const snapshot = snapshotOf(config.streams, stream, laterFile);
+    if (snapshot.notes) log.info({ file: name, laterFile }, snapshot.notes[0]!);
     // A snapshot restates the whole set now: the same content as an earlier file is read again (its
     // unchanged rows cost no API call), so a customer back since, or deletions held then, are applied.
     if (
@@ -193,37 +194,6 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
         });
       }
     }
-  }
-
-  /**
-   * An error report or a failures download dropped back (its `errors.*` columns) holds the rows to
-   * correct, not the whole set: it never deletes, whatever the kind's mode.
-   */
-  function correctionsOnly(stream: Stream, notes: readonly string[] = []): { notes: string[] } {
-    return {
-      notes: [
-        ...notes,
-        `snapshot mode: this file has errors.* columns (rows corrected from a report), so it is not the whole set of ${stream}: it deletes nothing`,
-      ],
-    };
-  }
-
-  /**
-   * The snapshot settings of a file of a kind in snapshot mode. When the folder holds a later file
-   * of the kind (in name order), that one is the whole set: this one is synced as an incremental
-   * file (it deletes nothing), and says so.
-   */
-  function snapshotOf(
-    name: string,
-    stream: Stream,
-    laterFile: string | undefined,
-  ): { snapshot?: CsvSnapshotSettings; notes?: string[] } {
-    const settings = csvSnapshotSettings(config.streams, stream);
-    if (settings === null) return {};
-    if (laterFile === undefined) return { snapshot: settings };
-    const note = `snapshot mode: ${laterFile} comes later in this pass and is the whole set of ${stream}; this file deletes nothing`;
-    log.info({ file: name, laterFile }, note);
-    return { notes: [note] };
   }
 
   /** Checks that a file is complete and claims it (in a dry run, only the former). */
