@@ -1,4 +1,5 @@
-import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../domain/clock.js';
@@ -7,6 +8,11 @@ import type { Clock } from '../../domain/clock.js';
 export const LEASE_HEARTBEAT_MS = 30_000;
 /** A lease not touched for this long belongs to a process that died: its file is taken back. */
 export const STALE_LEASE_MS = 5 * 60_000;
+/**
+ * A lease that does not say who holds it (empty or cut: written by an older version that was killed
+ * between creating and writing it) is its holder's only while it could still be writing it.
+ */
+export const UNREADABLE_LEASE_MS = 10_000;
 
 const errnoOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException).code;
 
@@ -32,14 +38,8 @@ export class ClaimLeases {
   async acquire(name: string): Promise<boolean> {
     const path = this.path(name);
     const claimedAt = this.clock.now();
-    try {
-      await writeFile(path, `${JSON.stringify({ pid: process.pid, host: hostname(), claimedAt })}\n`, {
-        flag: 'wx',
-      });
-    } catch (error) {
-      if (errnoOf(error) === 'EEXIST') return false;
-      throw error;
-    }
+    const content = `${JSON.stringify({ pid: process.pid, host: hostname(), claimedAt })}\n`;
+    if (!(await createWhole(path, content))) return false;
     // Lease times follow the injected clock, the one staleness is judged by.
     await utimes(path, claimedAt, claimedAt);
     const timer = setInterval(() => {
@@ -74,8 +74,11 @@ export class ClaimLeases {
         stat(this.path(name)),
         readFile(this.path(name), 'utf8'),
       ]);
-      if (holderIsDeadHere(text)) return true;
-      return this.clock.now().getTime() - mtimeMs > STALE_LEASE_MS;
+      const age = this.clock.now().getTime() - mtimeMs;
+      const holder = holderOf(text);
+      if (holder === null) return age > UNREADABLE_LEASE_MS;
+      if (holderIsDeadHere(holder)) return true;
+      return age > STALE_LEASE_MS;
     } catch (error) {
       if (errnoOf(error) === 'ENOENT') return true;
       throw error;
@@ -83,14 +86,51 @@ export class ClaimLeases {
   }
 }
 
-/** The lease names a process of this host, and signal 0 says it is gone. */
-function holderIsDeadHere(text: string): boolean {
-  let holder: { pid?: unknown; host?: unknown };
+/**
+ * Creates `path` holding `content`, or returns false when it exists. The content is written under a
+ * temporary name first and linked into place (link() fails when the target exists): a lease is
+ * never seen empty, even when its process is killed between creating and writing it. A file system
+ * without hard links falls back to an exclusive create (`wx`).
+ */
+async function createWhole(path: string, content: string): Promise<boolean> {
+  const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {
-    holder = JSON.parse(text) as { pid?: unknown; host?: unknown };
-  } catch {
-    return false;
+    await writeFile(temporary, content, { flag: 'wx' });
+    await link(temporary, path);
+    return true;
+  } catch (error) {
+    const code = errnoOf(error);
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
+  } finally {
+    await rm(temporary, { force: true });
   }
+  try {
+    await writeFile(path, content, { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if (errnoOf(error) === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+interface LeaseHolder {
+  pid?: unknown;
+  host?: unknown;
+}
+
+/** Who a lease says holds it, or null when it says nothing readable. */
+function holderOf(text: string): LeaseHolder | null {
+  try {
+    const holder = JSON.parse(text) as unknown;
+    return holder !== null && typeof holder === 'object' ? (holder as LeaseHolder) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The lease names a process of this host, and signal 0 says it is gone. */
+function holderIsDeadHere(holder: LeaseHolder): boolean {
   if (holder.host !== hostname() || typeof holder.pid !== 'number' || holder.pid === process.pid)
     return false;
   try {

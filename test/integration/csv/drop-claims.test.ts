@@ -173,6 +173,34 @@ describe('claiming', () => {
     expect(await pass(source())).toEqual(['accounts.csv']);
   });
 
+  it('when a process was killed between creating its lease and writing it (an empty lease), then its file is taken after 10 s, not 5 min', async () => {
+    await mkdir(join(dir, '.processing'));
+    await writeFile(join(dir, '.processing', 'credit-notes.csv.lease'), '');
+    await utimes(join(dir, '.processing', 'credit-notes.csv.lease'), secondsAgo(5), secondsAgo(5));
+    await drop('credit-notes.csv', 'sourceId,accountSourceId,number,issuedDate,totalAmount,taxAmount\n');
+    // Within its grace the empty lease may still be being written: the file waits.
+    expect(await pass(source())).toEqual([]);
+    clock.advance(6000);
+    expect(await pass(source())).toEqual(['credit-notes.csv']);
+  });
+
+  it('when a file is claimed, then its lease says who holds it, whole, and no temporary file is left', async () => {
+    await drop('accounts.csv');
+    const csv = source();
+    for await (const unit of csv.units()) {
+      const lease = JSON.parse(await readFile(join(dir, '.processing', 'accounts.csv.lease'), 'utf8'));
+      expect(lease).toMatchObject({ pid: process.pid });
+      expect((await readdir(join(dir, '.processing'))).sort()).toEqual([
+        'accounts.csv',
+        'accounts.csv.lease',
+      ]);
+      for await (const _batch of unit.batches()) {
+        // drained
+      }
+      await unit.complete({ failures: [] });
+    }
+  });
+
   it('when a dead claim and a newer drop share a name, then neither is overwritten', async () => {
     await mkdir(join(dir, '.processing'));
     await writeFile(join(dir, '.processing', 'accounts.csv'), ACCOUNTS);
