@@ -1,7 +1,6 @@
-import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 import type { SourceConfig } from '../config/schema.js';
-import { scheduleTask } from './schedules.js';
+import { invalidSchedules, SourceCronTasks } from './schedules.js';
 import type { SyncQueues } from './types.js';
 
 export interface ReconcileSchedulesProps {
@@ -33,18 +32,19 @@ export type ReconcileTickOutcome =
  *   await schedules.stop();
  */
 export class ReconcileSchedules {
-  #tasks: ScheduledTask[] = [];
+  readonly #tasks: SourceCronTasks;
 
-  constructor(private readonly props: ReconcileSchedulesProps) {}
+  constructor(private readonly props: ReconcileSchedulesProps) {
+    this.#tasks = new SourceCronTasks({
+      ...props,
+      name: 'source-reconcile',
+      expressionOf: (s) => s.reconcile?.schedule,
+    });
+  }
 
   /** The invalid reconciliation schedules, one message each (checked before anything starts). */
   static problems(sources: readonly SourceConfig[]): string[] {
-    return sources
-      .filter((s) => s.reconcile?.schedule !== undefined && !cron.validate(s.reconcile.schedule))
-      .map(
-        (s) =>
-          `sources.${s.id}.reconcile.schedule: "${s.reconcile?.schedule}" is not a valid cron expression`,
-      );
+    return invalidSchedules(sources, (s) => s.reconcile?.schedule, 'reconcile.schedule');
   }
 
   /** One tick of a source's reconciliation schedule: enqueue its job, deduplicated. Never throws. */
@@ -79,27 +79,11 @@ export class ReconcileSchedules {
 
   /** Starts one cron task per source with `reconcile.schedule`; returns the ids scheduled. */
   start(): string[] {
-    const scheduled: string[] = [];
-    for (const source of this.props.sources) {
-      const expression = source.reconcile?.schedule;
-      if (!expression) continue;
-      const task = scheduleTask({
-        name: `source-reconcile:${source.id}`,
-        expression,
-        run: (date) => this.exec(source.id, date),
-        logger: this.props.logger.child({ sourceId: source.id }),
-        timezone: this.props.timezone,
-      });
-      this.#tasks.push(task);
-      scheduled.push(source.id);
-    }
-    return scheduled;
+    return this.#tasks.start(this.props.sources, (sourceId, date) => this.exec(sourceId, date));
   }
 
   /** Stops every task: no tick fires after this resolves. */
-  async stop(): Promise<void> {
-    const tasks = this.#tasks;
-    this.#tasks = [];
-    for (const task of tasks) await task.destroy();
+  stop(): Promise<void> {
+    return this.#tasks.stop();
   }
 }

@@ -32,15 +32,15 @@ export type TickOutcome =
  *   await schedules.stop();
  */
 export class SourceSchedules {
-  #tasks: ScheduledTask[] = [];
+  readonly #tasks: SourceCronTasks;
 
-  constructor(private readonly props: SourceSchedulesProps) {}
+  constructor(private readonly props: SourceSchedulesProps) {
+    this.#tasks = new SourceCronTasks({ ...props, name: 'source-sync', expressionOf: (s) => s.schedule });
+  }
 
   /** The invalid schedules, one message each (checked before anything starts). */
   static problems(sources: readonly SourceConfig[]): string[] {
-    return sources
-      .filter((s) => s.schedule !== undefined && !cron.validate(s.schedule))
-      .map((s) => `sources.${s.id}.schedule: "${s.schedule}" is not a valid cron expression`);
+    return invalidSchedules(sources, (s) => s.schedule, 'schedule');
   }
 
   /** One tick of a source's schedule: enqueue its pass, deduplicated. Never throws. */
@@ -65,15 +65,64 @@ export class SourceSchedules {
 
   /** Starts one cron task per source with a schedule; returns the ids scheduled. */
   start(): string[] {
+    return this.#tasks.start(this.props.sources, (sourceId, date) => this.exec(sourceId, date));
+  }
+
+  /** Stops every task: no tick fires after this resolves. */
+  stop(): Promise<void> {
+    return this.#tasks.stop();
+  }
+}
+
+/** The invalid cron expressions of `sources` (by `expressionOf`), one message each, naming `key`. */
+export function invalidSchedules(
+  sources: readonly SourceConfig[],
+  expressionOf: (source: SourceConfig) => string | undefined,
+  key: string,
+): string[] {
+  return sources.flatMap((s) => {
+    const expression = expressionOf(s);
+    return expression === undefined || cron.validate(expression)
+      ? []
+      : [`sources.${s.id}.${key}: "${expression}" is not a valid cron expression`];
+  });
+}
+
+/**
+ * One node-cron task per source that has a cron expression (`expressionOf`), shared by the sync and
+ * the reconciliation schedules: its own log lines at debug (warnings and errors as such), and a
+ * tick still waiting (on Redis, during an outage) makes the next ones skip rather than pile up.
+ */
+export class SourceCronTasks {
+  #tasks: ScheduledTask[] = [];
+
+  constructor(
+    private readonly props: {
+      /** Task names are `${name}:${sourceId}`. */
+      name: string;
+      expressionOf: (source: SourceConfig) => string | undefined;
+      logger: Logger;
+      timezone?: string | undefined;
+    },
+  ) {}
+
+  /** Starts the tasks; returns the ids of the sources scheduled. */
+  start(sources: readonly SourceConfig[], run: (sourceId: string, date: Date) => unknown): string[] {
     const scheduled: string[] = [];
-    for (const source of this.props.sources) {
-      if (!source.schedule) continue;
-      const task = scheduleTask({
-        name: `source-sync:${source.id}`,
-        expression: source.schedule,
-        run: (date) => this.exec(source.id, date),
-        logger: this.props.logger.child({ sourceId: source.id }),
-        timezone: this.props.timezone,
+    for (const source of sources) {
+      const expression = this.props.expressionOf(source);
+      if (!expression) continue;
+      const log = this.props.logger.child({ sourceId: source.id });
+      const task = cron.schedule(expression, (context) => run(source.id, context.date), {
+        name: `${this.props.name}:${source.id}`,
+        noOverlap: true,
+        ...(this.props.timezone ? { timezone: this.props.timezone } : {}),
+        logger: {
+          info: (message) => log.debug({ cron: true }, message),
+          warn: (message) => log.warn({ cron: true }, message),
+          error: (message) => log.error({ cron: true }, String(message)),
+          debug: (message) => log.debug({ cron: true }, String(message)),
+        },
       });
       this.#tasks.push(task);
       scheduled.push(source.id);
@@ -87,30 +136,4 @@ export class SourceSchedules {
     this.#tasks = [];
     for (const task of tasks) await task.destroy();
   }
-}
-
-/**
- * One node-cron task: its own log lines at debug (warnings and errors as such), and a tick still
- * waiting (on Redis, during an outage) makes the next ones skip rather than pile up. Shared by the
- * sync and the reconciliation schedules.
- */
-export function scheduleTask(props: {
-  name: string;
-  expression: string;
-  run: (date: Date) => unknown;
-  logger: Logger;
-  timezone?: string | undefined;
-}): ScheduledTask {
-  const log = props.logger;
-  return cron.schedule(props.expression, (context) => props.run(context.date), {
-    name: props.name,
-    noOverlap: true,
-    ...(props.timezone ? { timezone: props.timezone } : {}),
-    logger: {
-      info: (message) => log.debug({ cron: true }, message),
-      warn: (message) => log.warn({ cron: true }, message),
-      error: (message) => log.error({ cron: true }, String(message)),
-      debug: (message) => log.debug({ cron: true }, String(message)),
-    },
-  });
 }
