@@ -3,20 +3,14 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RedisRateLimiter } from '../../../src/api/rate-limit/redis-limiter.js';
 import { timerSleep } from '../../../src/api/rate-limit/sleep.js';
-import type { RateInfo } from '../../../src/api/rate-limit/types.js';
 import { systemClock } from '../../../src/domain/clock.js';
 import { maxInAnySpan } from '../../support/limiter-worker.js';
+import { rateInfo } from '../../support/rate-info.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test-rl-slots-${randomUUID().slice(0, 8)}`;
 
-const told = (quota: number, windowSeconds: number, extra: Partial<RateInfo> = {}): RateInfo => ({
-  status: 200,
-  policy: { name: 'public-api', quota, windowSeconds },
-  remaining: quota,
-  resetSeconds: 0,
-  ...extra,
-});
+const told = rateInfo;
 
 describe('RedisRateLimiter: restamp, slow start and one wake per slot (real Redis, one connection per process)', () => {
   const connections: Redis[] = [];

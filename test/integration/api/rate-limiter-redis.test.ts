@@ -4,21 +4,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { LOOKBACK_MAX_MS } from '../../../src/api/rate-limit/policy.js';
 import { type LimiterAlgorithm, RedisRateLimiter } from '../../../src/api/rate-limit/redis-limiter.js';
 import { timerSleep } from '../../../src/api/rate-limit/sleep.js';
-import type { RateInfo, Sleep } from '../../../src/api/rate-limit/types.js';
+import type { Sleep } from '../../../src/api/rate-limit/types.js';
 import { systemClock } from '../../../src/domain/clock.js';
 import { maxInAnySpan } from '../../support/limiter-worker.js';
+import { rateInfo } from '../../support/rate-info.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test-rl-redis-${randomUUID().slice(0, 8)}`;
 
-/** A response telling the policy and the server's count (by default: nothing counted yet, ending the slow start). */
-const policy = (quota: number, windowSeconds: number, extra: Partial<RateInfo> = {}): RateInfo => ({
-  status: 200,
-  policy: { name: 'public-api', quota, windowSeconds },
-  remaining: quota,
-  resetSeconds: 0,
-  ...extra,
-});
+const policy = rateInfo;
 
 describe('RedisRateLimiter (real Redis, two connections standing for two processes)', () => {
   const connections: Redis[] = [];

@@ -2,19 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { SLOW_START_PROBE_MS } from '../../../src/api/rate-limit/policy.js';
 import { SlidingLogRateLimiter } from '../../../src/api/rate-limit/sliding-log.js';
 import type { RateInfo } from '../../../src/api/rate-limit/types.js';
+import { rateInfo } from '../../support/rate-info.js';
 import { VirtualTime } from './virtual-time.js';
 
 const KEY = 'budget-1';
 const MARGIN = 500;
 
-/** A response telling the policy and, unless `remaining` is undefined, the server's count. */
-const answer = (quota: number, windowSeconds: number, extra: Partial<RateInfo> = {}): RateInfo => ({
-  status: 200,
-  policy: { name: 'public-api', quota, windowSeconds },
-  remaining: quota,
-  resetSeconds: windowSeconds,
-  ...extra,
-});
+/** A response telling the policy and, unless `remaining` is undefined, the server's count; its window resets in w. */
+const answer = (quota: number, windowSeconds: number, extra: Partial<RateInfo> = {}): RateInfo =>
+  rateInfo(quota, windowSeconds, { resetSeconds: windowSeconds, ...extra });
 
 function setup() {
   const time = new VirtualTime();

@@ -2,19 +2,12 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MARGIN, marginMs, PROBE_POLICY } from '../../../src/api/rate-limit/policy.js';
 import { SlidingLogRateLimiter } from '../../../src/api/rate-limit/sliding-log.js';
-import type { RateInfo } from '../../../src/api/rate-limit/types.js';
 import { createLogger } from '../../../src/logging/logger.js';
+import { rateInfo } from '../../support/rate-info.js';
 import { VirtualTime } from './virtual-time.js';
 
 const KEY = 'budget-1';
-/** A response telling the policy and the server's count (by default: nothing counted yet, ending the slow start). */
-const policyInfo = (quota: number, windowSeconds: number, extra: Partial<RateInfo> = {}): RateInfo => ({
-  status: 200,
-  policy: { name: 'public-api', quota, windowSeconds },
-  remaining: quota,
-  resetSeconds: 0,
-  ...extra,
-});
+const policyInfo = rateInfo;
 
 function setup(marginMsOption = 500) {
   const time = new VirtualTime();
