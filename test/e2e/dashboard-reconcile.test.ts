@@ -1,16 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Migrator } from 'kysely/migration';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSyncRuntime, syncServiceOf } from '../../src/app/runtime.js';
 import { type RunningWorkerDaemon, startWorker } from '../../src/app/worker.js';
-import { type LoadedConfig, loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/logging/logger.js';
-import { FolderMigrationProvider, openStateDatabase } from '../../src/state/database.js';
 import { launchChromium, signIn } from '../support/browser.js';
+import { dashboardWorkerConfig } from '../support/dashboard-env.js';
 import {
   ACCOUNT_HEADER,
   accountRow,
@@ -19,7 +17,7 @@ import {
   invoiceRow,
   range,
 } from '../support/drop-data.js';
-import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
+import { dropSchema, uniqueSchema } from '../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 const USER = 'ops';
@@ -46,39 +44,13 @@ describe('reconciliation on the dashboard, in a browser', () => {
     dir = mkdtempSync(join(tmpdir(), 'rs-reconcile-dash-'));
     const dropDir = join(dir, 'drop');
     sandbox = await startTestSandbox();
-    const migrated = await openStateDatabase({
-      databaseUrl: TEST_DATABASE_URL,
-      dataDir: dir,
+    const loaded = await dashboardWorkerConfig({
+      dir,
+      dropDir,
       schema,
-      migrate: false,
-    });
-    await new Migrator({
-      db: migrated.db,
-      provider: new FolderMigrationProvider(),
-      migrationTableSchema: schema,
-    }).migrateToLatest();
-    await migrated.close();
-
-    const configFile = join(dir, 'receivables-sync.yaml');
-    writeFileSync(
-      configFile,
-      `sources:\n  - id: erp-csv\n    type: csv\n    dropDir: ${dropDir}\n    stableSeconds: 0\n`,
-    );
-    const loaded: LoadedConfig = loadConfig({
-      file: configFile,
-      env: {
-        RECEIVABLES_BASE_URL: sandbox.baseUrl,
-        RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
-        RECEIVABLES_ORGANIZATION_ID: sandbox.organizationId,
-        DATABASE_URL: TEST_DATABASE_URL,
-        DATABASE_SCHEMA: schema,
-        REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-        DASHBOARD_HOST: '127.0.0.1',
-        DASHBOARD_PORT: '0',
-        DASHBOARD_USER: USER,
-        DASHBOARD_PASSWORD: PASSWORD,
-        LOG_LEVEL: 'warn',
-      },
+      sandbox,
+      user: USER,
+      password: PASSWORD,
     });
     dropCsv(
       dropDir,
