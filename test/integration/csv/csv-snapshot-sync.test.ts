@@ -40,7 +40,11 @@ describe('CSV snapshot mode through the sync engine, against the sandbox API and
     }) as CsvSourceConfig;
 
   /** Drops `content` as a new accounts file of the source, then runs one pass. */
-  const pass = async (cfg: CsvSourceConfig, content: string, options: { dryRun?: boolean } = {}) => {
+  const pass = async (
+    cfg: CsvSourceConfig,
+    content: string,
+    options: { dryRun?: boolean; client?: ReceivablesClient } = {},
+  ) => {
     const name = `accounts-${String(++fileNo).padStart(3, '0')}.csv`;
     await writeFile(join(cfg.dropDir, name), content);
     const source = createCsvSource({
@@ -53,7 +57,7 @@ describe('CSV snapshot mode through the sync engine, against the sandbox API and
     const summary = await runSync({
       source,
       connectionId: cfg.id,
-      api: new ClientSyncApi(client, sandbox.organizationId),
+      api: new ClientSyncApi(options.client ?? client, sandbox.organizationId),
       state: repos,
       logger,
       dryRun: options.dryRun ?? false,
@@ -96,7 +100,8 @@ describe('CSV snapshot mode through the sync engine, against the sandbox API and
       logger,
     });
     root = await mkdtemp(join(tmpdir(), 'csv-snapshot-'));
-    for (const id of ['crm', 'crm-tag', 'crm-multi', 'crm-again', 'crm-fix']) await mkdir(join(root, id));
+    for (const id of ['crm', 'crm-tag', 'crm-multi', 'crm-again', 'crm-fix', 'crm-fault'])
+      await mkdir(join(root, id));
   });
   afterAll(async () => {
     await client?.close();
@@ -315,5 +320,47 @@ describe('CSV snapshot mode through the sync engine, against the sandbox API and
       'snapshot mode: this file has errors.* columns (rows corrected from a report), so it is not the whole set of accounts: it deletes nothing',
     );
     expect(await linkedOf(ids(6), 'crm-fix')).toEqual(ids(6));
+  });
+
+  it('when the API fails while the absent accounts are being unlinked, then the pass stops, the file goes back to the drop folder, and the next pass unlinks them once', async () => {
+    const faulty = config('crm-fault', {});
+    await pass(faulty, accountsCsv(ids(10)));
+    // Every row unchanged (no call): the unlink is the only request, and the service refuses it.
+    const quick = new ReceivablesClient({
+      baseUrl: sandbox.baseUrl,
+      tokens: new StaticTokenProvider({ accessToken: sandbox.accessToken }),
+      limiter: createRateLimiter({ logger }),
+      logger,
+      retry: { maxAttempts: 2, baseDelayMs: 10 },
+    });
+    const lacking = accountsCsv(ids(10).filter((k) => k !== 'ACC-04'));
+    await sandbox.admin('PUT', '/faults', { errorRate: 1, errorStatuses: [503] });
+    try {
+      await expect(pass(faulty, lacking, { client: quick })).rejects.toThrow(/503/);
+    } finally {
+      await sandbox.admin('PUT', '/faults', { errorRate: 0 });
+      await quick.close();
+    }
+    const name = `accounts-${String(fileNo).padStart(3, '0')}.csv`;
+    expect((await readdir(faulty.dropDir)).filter((f) => f.endsWith('.csv'))).toEqual([name]);
+    expect(await linkedOf(['ACC-04'], 'crm-fault')).toEqual(['ACC-04']);
+
+    // The fault lifted, the same file is taken again: ACC-04 unlinked, once.
+    const source = createCsvSource({
+      config: faulty,
+      clock: { now: () => new Date() },
+      logger,
+      ledger: new DropFilesRepository(state.db),
+    });
+    const healed = await runSync({
+      source,
+      connectionId: 'crm-fault',
+      api: new ClientSyncApi(client, sandbox.organizationId),
+      state: repos,
+      logger,
+    });
+    expect(healed.snapshots).toMatchObject([{ action: 'applied', absent: 1, applied: 1 }]);
+    expect(await linkedOf(ids(10), 'crm-fault')).toEqual(ids(10).filter((k) => k !== 'ACC-04'));
+    expect((await readdir(faulty.dropDir)).filter((f) => f.endsWith('.csv'))).toEqual([]);
   });
 });
