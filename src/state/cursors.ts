@@ -1,5 +1,6 @@
 import type { CursorValue } from '../domain/records.js';
 import type { StateDb } from './database.js';
+import { type StateScopes, scopeColumns, sourceInScope, UNSTAMPED_SCOPES } from './scopes.js';
 
 export type { CursorValue };
 
@@ -13,18 +14,22 @@ export interface StreamCursor {
 }
 
 /**
- * The `cursors` table: one row per source and stream. A source advances its cursor only once a unit
- * is complete (every record synced or recorded as a failure); `reset` makes the next pass read a
- * stream (or all of a source's) from the start, leaving the other streams as they are.
+ * The `cursors` table: one row per source and stream, within the source's scope (see
+ * `state/scopes.ts`: a cursor was read for one organization). A source advances its cursor only
+ * once a unit is complete (every record synced or recorded as a failure); `reset` makes the next
+ * pass read a stream (or all of a source's) from the start, leaving the other streams as they are.
  */
 export class CursorsRepository {
-  constructor(private readonly db: StateDb) {}
+  constructor(
+    private readonly db: StateDb,
+    private readonly scopes: StateScopes = UNSTAMPED_SCOPES,
+  ) {}
 
   async get(sourceId: string, stream: string): Promise<CursorValue | null> {
     const row = await this.db
       .selectFrom('cursors')
       .select('cursor')
-      .where('source_id', '=', sourceId)
+      .where(sourceInScope(this.scopes, sourceId))
       .where('stream', '=', stream)
       .executeTakeFirst();
     return row?.cursor ?? null;
@@ -34,9 +39,11 @@ export class CursorsRepository {
     const value = JSON.stringify(cursor);
     await this.db
       .insertInto('cursors')
-      .values({ source_id: sourceId, stream, cursor: value, updated_at: new Date() })
+      .values({ ...scopeColumns(this.scopes, sourceId), stream, cursor: value, updated_at: new Date() })
       .onConflict((oc) =>
-        oc.columns(['source_id', 'stream']).doUpdateSet({ cursor: value, updated_at: new Date() }),
+        oc
+          .columns(['connection_id', 'organization_id', 'source_id', 'stream'])
+          .doUpdateSet({ cursor: value, updated_at: new Date() }),
       )
       .execute();
   }
@@ -50,17 +57,20 @@ export class CursorsRepository {
     let query = this.db
       .updateTable('cursors')
       .set({ cursor: null, updated_at: new Date() })
-      .where('source_id', '=', sourceId)
+      .where(sourceInScope(this.scopes, sourceId))
       .where('cursor', 'is not', null);
     if (stream !== undefined) query = query.where('stream', '=', stream);
     const rows = await query.returning('stream').execute();
     return rows.map((r) => r.stream).sort();
   }
 
-  /** The cursors of a source (every source when omitted), by source then stream. */
+  /**
+   * The cursors of a source in its scope (every source, in every scope, when omitted), by source
+   * then stream.
+   */
   async list(sourceId?: string): Promise<StreamCursor[]> {
     let query = this.db.selectFrom('cursors').selectAll();
-    if (sourceId !== undefined) query = query.where('source_id', '=', sourceId);
+    if (sourceId !== undefined) query = query.where(sourceInScope(this.scopes, sourceId));
     const rows = await query.orderBy('source_id').orderBy('stream').execute();
     return rows.map((r) => ({
       sourceId: r.source_id,

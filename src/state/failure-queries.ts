@@ -134,8 +134,11 @@ export class FailureQueries {
   ): Promise<ExportableFailure[]> {
     const rows = await this.db
       .selectFrom('failures as f')
+      // The record as synced in the failure's own scope (the map may hold it in another one too).
       .leftJoin('record_map as m', (join) =>
         join
+          .onRef('m.connection_id', '=', 'f.connection_id')
+          .onRef('m.organization_id', '=', 'f.organization_id')
           .onRef('m.source_id', '=', 'f.source_id')
           .onRef('m.kind', '=', 'f.kind')
           .onRef('m.source_key', '=', 'f.source_key'),

@@ -3,6 +3,7 @@ import { RECORD_KINDS } from '../domain/records.js';
 import type { FailureInput, FailureRow, RecordKind } from '../domain/sync-state.js';
 import type { StateDb } from './database.js';
 import type { FailuresTable } from './schema.js';
+import { type StateScopes, scopeColumns, sourceInScope, UNSTAMPED_SCOPES } from './scopes.js';
 
 export type { FailureInput, FailureRow };
 
@@ -12,13 +13,20 @@ const RETRY_MAX_SECONDS = 3_600;
 const retryDelayMs = (attempts: number): number =>
   1000 * Math.min(RETRY_MAX_SECONDS, RETRY_BASE_SECONDS * 2 ** (attempts - 1));
 
-/** Records that failed, one open failure per record; resolved when the record later syncs. */
+/**
+ * Records that failed, one open failure per record; resolved when the record later syncs. A
+ * source's failures are opened, read and closed within its scope (see `state/scopes.ts`: the
+ * organization that refused it).
+ */
 export class FailuresRepository {
   /** Failures written by this process, and the count at which the table is analyzed next. */
   #written = 0;
   #analyzeAt = 10_000;
 
-  constructor(private readonly db: StateDb) {}
+  constructor(
+    private readonly db: StateDb,
+    private readonly scopes: StateScopes = UNSTAMPED_SCOPES,
+  ) {}
 
   /** One failure: opened, or the open one of that record updated (its attempts counted). */
   async record(input: FailureInput): Promise<void> {
@@ -64,7 +72,7 @@ export class FailuresRepository {
       byKey.set(key, { input, times: (byKey.get(key)?.times ?? 0) + 1 });
     }
     const rows = [...byKey.values()].map(({ input, times }) => ({
-      source_id: input.sourceId,
+      ...scopeColumns(this.scopes, input.sourceId),
       kind: input.kind,
       source_key: input.sourceKey,
       stage: input.stage,
@@ -86,7 +94,7 @@ export class FailuresRepository {
       .values(rows)
       .onConflict((oc) =>
         oc
-          .columns(['source_id', 'kind', 'source_key'])
+          .columns(['connection_id', 'organization_id', 'source_id', 'kind', 'source_key'])
           .where('resolved_at', 'is', null)
           .doUpdateSet((eb) => ({
             stage: eb.ref('excluded.stage'),
@@ -117,7 +125,7 @@ export class FailuresRepository {
       const open = await this.db
         .selectFrom('failures')
         .select('id')
-        .where('source_id', '=', sourceId)
+        .where(sourceInScope(this.scopes, sourceId))
         .where('kind', '=', kind)
         .where('resolved_at', 'is', null)
         .limit(1)
@@ -137,7 +145,7 @@ export class FailuresRepository {
     let query = this.db
       .updateTable('failures')
       .set({ resolved_at: new Date() })
-      .where('source_id', '=', sourceId)
+      .where(sourceInScope(this.scopes, sourceId))
       .where('kind', '=', kind)
       .where('source_key', 'in', [...sourceKeys])
       .where('resolved_at', 'is', null);
@@ -167,6 +175,7 @@ export class FailuresRepository {
         dismissed_by: dismissal.by,
         next_retry_at: null,
       })
+      // Chosen by id (the dashboard's selection, which lists every scope): the source is enough.
       .where('source_id', '=', sourceId)
       .where('id', 'in', valid)
       .where('resolved_at', 'is', null)
@@ -179,12 +188,13 @@ export class FailuresRepository {
     const row = await this.db
       .selectFrom('failures')
       .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('source_id', '=', sourceId)
+      .where(sourceInScope(this.scopes, sourceId))
       .where('resolved_at', 'is', null)
       .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
+  /** Open failures, by source, kind and key: of one source in its scope, or of all in every scope. */
   async open(
     filter: {
       sourceId?: string | undefined;
@@ -194,7 +204,14 @@ export class FailuresRepository {
     } = {},
   ): Promise<FailureRow[]> {
     let query = this.db.selectFrom('failures').selectAll().where('resolved_at', 'is', null);
-    if (filter.sourceId) query = query.where('source_id', '=', filter.sourceId);
+    // Chosen by id (the dashboard's selection, which lists every scope), the source is enough;
+    // else the source's failures in its scope.
+    if (filter.sourceId)
+      query = query.where(
+        filter.ids
+          ? sql<boolean>`source_id = ${filter.sourceId}`
+          : sourceInScope(this.scopes, filter.sourceId),
+      );
     if (filter.kind) query = query.where('kind', '=', filter.kind);
     if (filter.sourceKeys) {
       if (filter.sourceKeys.length === 0) return [];

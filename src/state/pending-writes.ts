@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { StateDb } from './database.js';
 import type { RecordKind } from './schema.js';
+import { type StateScopes, scopeColumns, sourceInScope, UNSTAMPED_SCOPES } from './scopes.js';
 
 export interface PendingWriteRef {
   sourceId: string;
@@ -11,11 +12,13 @@ export interface PendingWriteRef {
 
 /**
  * Idempotency keys written before a write is sent. After a crash, the same write of the same body
- * is sent again with the same key, so the API replays it instead of executing it twice.
+ * is sent again with the same key, so the API replays it instead of executing it twice. A record's
+ * keys are kept within its source's scope (see `state/scopes.ts`).
  */
 export class PendingWritesRepository {
   constructor(
     private readonly db: StateDb,
+    private readonly scopes: StateScopes = UNSTAMPED_SCOPES,
     private readonly newKey: () => string = randomUUID,
   ) {}
 
@@ -24,7 +27,7 @@ export class PendingWritesRepository {
     const existing = await this.db
       .selectFrom('pending_writes')
       .select(['idempotency_key', 'body_hash'])
-      .where('source_id', '=', ref.sourceId)
+      .where(sourceInScope(this.scopes, ref.sourceId))
       .where('kind', '=', ref.kind)
       .where('source_key', '=', ref.sourceKey)
       .where('operation', '=', ref.operation)
@@ -48,7 +51,7 @@ export class PendingWritesRepository {
         .insertInto('pending_writes')
         .values({
           idempotency_key: key,
-          source_id: ref.sourceId,
+          ...scopeColumns(this.scopes, ref.sourceId),
           kind: ref.kind,
           source_key: ref.sourceKey,
           operation: ref.operation,
@@ -69,7 +72,7 @@ export class PendingWritesRepository {
   async forget(ref: Omit<PendingWriteRef, 'operation'> & { operation?: string }): Promise<void> {
     let query = this.db
       .deleteFrom('pending_writes')
-      .where('source_id', '=', ref.sourceId)
+      .where(sourceInScope(this.scopes, ref.sourceId))
       .where('kind', '=', ref.kind)
       .where('source_key', '=', ref.sourceKey);
     if (ref.operation !== undefined) query = query.where('operation', '=', ref.operation);
@@ -80,7 +83,7 @@ export class PendingWritesRepository {
     const row = await this.db
       .selectFrom('pending_writes')
       .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('source_id', '=', sourceId)
+      .where(sourceInScope(this.scopes, sourceId))
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }

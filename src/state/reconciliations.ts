@@ -1,5 +1,6 @@
 import type { RecordKind } from '../domain/records.js';
 import type { StateDb } from './database.js';
+import { type StateScopes, sourceInScope, UNSTAMPED_SCOPES } from './scopes.js';
 
 /** The drifted records a reconciliation row keeps (the counts have them all). */
 export const KEPT_ITEMS = 500;
@@ -36,7 +37,11 @@ export interface ReconciliationRow {
  * state DB: the record map of a source, the failures a repair recorded for held records.
  */
 export class ReconciliationsRepository {
-  constructor(private readonly db: StateDb) {}
+  constructor(
+    private readonly db: StateDb,
+    /** The record map and failures of a source are read in its scope (state/scopes.ts). */
+    private readonly scopes: StateScopes = UNSTAMPED_SCOPES,
+  ) {}
 
   async start(sourceId: string, trigger: string, repair: boolean): Promise<string> {
     const row = await this.db
@@ -118,7 +123,7 @@ export class ReconciliationsRepository {
     const rows = await this.db
       .selectFrom('record_map')
       .select(['kind', 'source_key', 'api_id', 'synced_state', 'record'])
-      .where('source_id', '=', sourceId)
+      .where(sourceInScope(this.scopes, sourceId))
       .orderBy('kind')
       .orderBy('source_key')
       .execute();
@@ -136,7 +141,7 @@ export class ReconciliationsRepository {
     const rows = await this.db
       .selectFrom('failures')
       .select(['kind', 'source_key'])
-      .where('source_id', '=', sourceId)
+      .where(sourceInScope(this.scopes, sourceId))
       .where('stage', '=', 'reconcile')
       .where('resolved_at', 'is', null)
       .execute();

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { BatchDiff, MappedRecord, RecordKind } from '../domain/sync-state.js';
 import type { StateDb } from './database.js';
+import { type StateScopes, scopeColumns, sourceInScope, UNSTAMPED_SCOPES } from './scopes.js';
 
 export type { BatchDiff, MappedRecord };
 
@@ -12,16 +13,28 @@ type ChangedRow = [
   record: object | null,
 ];
 
-/** source key -> API id and content hash, per source and kind. */
+/**
+ * source key -> API id and content hash, per source and kind, within the source's scope (its
+ * connection and organization, see `state/scopes.ts`): a remote id means something in one
+ * organization only.
+ */
 export class RecordMapRepository {
   /** Rows written through this repository since it was last vacuumed and analyzed. */
   #writtenSinceAnalyze = 0;
 
-  constructor(private readonly db: StateDb) {}
+  constructor(
+    private readonly db: StateDb,
+    private readonly scopes: StateScopes = UNSTAMPED_SCOPES,
+  ) {}
+
+  /** The rows of one source's records (in its scope). */
+  #ofSource(sourceId: string) {
+    return sourceInScope(this.scopes, sourceId);
+  }
 
   /** The rows of one source's records of one kind. */
   #ofKind(sourceId: string, kind: RecordKind) {
-    return this.db.selectFrom('record_map').where('source_id', '=', sourceId).where('kind', '=', kind);
+    return this.db.selectFrom('record_map').where(this.#ofSource(sourceId)).where('kind', '=', kind);
   }
 
   /**
@@ -163,7 +176,9 @@ export class RecordMapRepository {
     if (fingerprints.size === 0) return;
     await sql`update record_map m set content_hash = f.content_hash
       from unnest(${[...fingerprints.keys()]}::text[], ${[...fingerprints.values()]}::text[]) as f(source_key, content_hash)
-      where m.source_id = ${sourceId} and m.kind = ${kind} and m.source_key = f.source_key`.execute(this.db);
+      where ${sourceInScope(this.scopes, sourceId, 'm')} and m.kind = ${kind} and m.source_key = f.source_key`.execute(
+      this.db,
+    );
   }
 
   async getMany(
@@ -215,8 +230,12 @@ export class RecordMapRepository {
     const upsert = (db: StateDb) =>
       db
         .insertInto('record_map')
-        .values({ source_id: sourceId, kind, source_key: record.sourceKey, ...values })
-        .onConflict((oc) => oc.columns(['source_id', 'kind', 'source_key']).doUpdateSet(values))
+        .values({ ...scopeColumns(this.scopes, sourceId), kind, source_key: record.sourceKey, ...values })
+        .onConflict((oc) =>
+          oc
+            .columns(['connection_id', 'organization_id', 'source_id', 'kind', 'source_key'])
+            .doUpdateSet(values),
+        )
         .execute();
     const { completing } = options;
     if (completing === undefined) await upsert(this.db);
@@ -236,7 +255,7 @@ export class RecordMapRepository {
     let query = this.db
       .selectFrom('record_map')
       .select(['kind', 'source_key', 'record'])
-      .where('source_id', '=', sourceId)
+      .where(this.#ofSource(sourceId))
       .where('record', 'is not', null);
     if (filter.kind) query = query.where('kind', '=', filter.kind);
     if (filter.keys) query = query.where('source_key', 'in', [...filter.keys]);
@@ -250,7 +269,7 @@ export class RecordMapRepository {
     await this.db
       .updateTable('record_map')
       .set({ content_hash: '' })
-      .where('source_id', '=', sourceId)
+      .where(this.#ofSource(sourceId))
       .where('kind', '=', kind)
       .where('source_key', 'in', [...keys])
       .execute();
@@ -261,7 +280,7 @@ export class RecordMapRepository {
     const result = await this.db
       .updateTable('record_map')
       .set({ content_hash: '' })
-      .where('source_id', '=', sourceId)
+      .where(this.#ofSource(sourceId))
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
@@ -270,7 +289,7 @@ export class RecordMapRepository {
     const rows = await this.db
       .selectFrom('record_map')
       .select(['kind', (eb) => eb.fn.countAll<string>().as('n')])
-      .where('source_id', '=', sourceId)
+      .where(this.#ofSource(sourceId))
       .groupBy('kind')
       .execute();
     const counts: Record<RecordKind, number> = { account: 0, invoice: 0, creditNote: 0 };

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { RecordKind } from '../domain/records.js';
 import type { RunStatus } from '../domain/sync-state.js';
 import type { StateDb } from './database.js';
+import { type StateScopes, sourceInScope, UNSTAMPED_SCOPES } from './scopes.js';
 
 /** What a run did to one record, as the `run_records` table keeps it. */
 export interface TouchedRecordInput {
@@ -26,6 +27,9 @@ export interface RecordRunRow {
   trigger: string;
   status: RunStatus;
   startedAt: Date;
+  /** The run's connection and organization (see `state/scopes.ts`). */
+  connectionId: string;
+  organizationId: string;
 }
 
 /** Rows of one statement: three arrays of this many values, whatever Postgres' parameter limit. */
@@ -35,10 +39,14 @@ const CHUNK = 5_000;
  * The records each run created, updated or failed (`run_records`). A batch of the engine is one
  * `insert … select` over three arrays (its kinds, keys and outcomes), joined with the record map
  * for the API id each record has once the batch is over: a batch costs one statement whatever its
- * size, and a pass that changes nothing writes nothing.
+ * size, and a pass that changes nothing writes nothing. The API ids are those of the source's scope
+ * (see `state/scopes.ts`).
  */
 export class RunRecordsRepository {
-  constructor(private readonly db: StateDb) {}
+  constructor(
+    private readonly db: StateDb,
+    private readonly scopes: StateScopes = UNSTAMPED_SCOPES,
+  ) {}
 
   async record(runId: string, sourceId: string, records: readonly TouchedRecordInput[]): Promise<void> {
     for (let i = 0; i < records.length; i += CHUNK) {
@@ -48,7 +56,7 @@ export class RunRecordsRepository {
         from unnest(${chunk.map((r) => r.kind)}::text[], ${chunk.map((r) => r.sourceKey)}::text[],
                     ${chunk.map((r) => r.outcome)}::text[]) with ordinality as r(kind, source_key, outcome, n)
         left join record_map m
-          on m.source_id = ${sourceId} and m.kind = r.kind and m.source_key = r.source_key
+          on ${sourceInScope(this.scopes, sourceId, 'm')} and m.kind = r.kind and m.source_key = r.source_key
         order by r.n`.execute(this.db);
     }
   }
@@ -91,6 +99,8 @@ export class RunRecordsRepository {
         'runs.trigger',
         'runs.status',
         'runs.started_at',
+        'runs.connection_id',
+        'runs.organization_id',
       ])
       .where('rr.source_key', '=', sourceKey)
       .where('rr.kind', '=', kind)
@@ -107,6 +117,8 @@ export class RunRecordsRepository {
       trigger: r.trigger,
       status: r.status,
       startedAt: r.started_at,
+      connectionId: r.connection_id,
+      organizationId: r.organization_id,
     }));
   }
 }

@@ -2,12 +2,17 @@ import { type Selectable, sql } from 'kysely';
 import type { RunStatus } from '../domain/sync-state.js';
 import type { StateDb } from './database.js';
 import type { RunsTable } from './schema.js';
+import { type StateScopes, scopeColumns, UNSTAMPED_SCOPES } from './scopes.js';
 
 export type { RunStatus };
 
 export interface RunRow {
   id: string;
   sourceId: string;
+  /** The connection and organization the pass synced into (see `state/scopes.ts`). */
+  connectionId: string;
+  /** '' for runs before the organization was stamped. */
+  organizationId: string;
   trigger: string;
   status: RunStatus;
   dryRun: boolean;
@@ -160,9 +165,14 @@ function trackingOf(db: StateDb): RunTracking {
  * source (or the next process opening the sync runtime) finds it `running` with nobody holding its
  * lock and closes it as `interrupted` (`interruptAbandoned`). The locks are taken once the
  * composition root calls `holdRunLocks()` (and released by `releaseRunLocks()` before the DB closes).
+ *
+ * A run records its source's scope (see `state/scopes.ts`); the reads here span every scope.
  */
 export class RunsRepository {
-  constructor(private readonly db: StateDb) {}
+  constructor(
+    private readonly db: StateDb,
+    private readonly scopes: StateScopes = UNSTAMPED_SCOPES,
+  ) {}
 
   /**
    * From now on, every run this process starts on this state DB holds a session advisory lock
@@ -190,7 +200,7 @@ export class RunsRepository {
       .execute();
     const { inProgress, locks } = trackingOf(this.db);
     const row = {
-      source_id: sourceId,
+      ...scopeColumns(this.scopes, sourceId),
       trigger,
       status: 'running' as const,
       dry_run: dryRun,
@@ -344,6 +354,8 @@ export async function staleRunIds(db: StateDb, ids: readonly string[]): Promise<
 export const toRunRow = (r: Selectable<RunsTable>): RunRow => ({
   id: String(r.id),
   sourceId: r.source_id,
+  connectionId: r.connection_id,
+  organizationId: r.organization_id,
   trigger: r.trigger,
   status: r.status,
   dryRun: r.dry_run,

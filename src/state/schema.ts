@@ -6,6 +6,11 @@ type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefine
 /** Text that inserts may leave out (null). */
 type OptionalText = ColumnType<string | null, string | null | undefined, string | null>;
 type Json<T extends object | null> = JSONColumnType<T, T | string, T | string>;
+/**
+ * The connection or organization a row belongs to (migration 0007; see `state/scopes.ts`). The
+ * repositories always write it; inserts may leave it out (`default` and '', "not stamped yet").
+ */
+type ScopeText = ColumnType<string, string | undefined, string>;
 
 import type { RecordKind } from '../domain/records.js';
 import type { RunStatus } from '../domain/sync-state.js';
@@ -33,6 +38,8 @@ export interface RunCounts {
 
 export interface RunsTable {
   id: Generated<string>;
+  connection_id: ScopeText;
+  organization_id: ScopeText;
   source_id: string;
   trigger: string;
   status: RunStatus;
@@ -44,6 +51,8 @@ export interface RunsTable {
 }
 
 export interface CursorsTable {
+  connection_id: ScopeText;
+  organization_id: ScopeText;
   source_id: string;
   stream: string;
   cursor: Json<Record<string, unknown>> | null;
@@ -51,6 +60,8 @@ export interface CursorsTable {
 }
 
 export interface RecordMapTable {
+  connection_id: ScopeText;
+  organization_id: ScopeText;
   source_id: string;
   kind: RecordKind;
   source_key: string;
@@ -65,6 +76,8 @@ export interface RecordMapTable {
 
 export interface PendingWritesTable {
   idempotency_key: string;
+  connection_id: ScopeText;
+  organization_id: ScopeText;
   source_id: string;
   kind: RecordKind;
   source_key: string;
@@ -76,6 +89,8 @@ export interface PendingWritesTable {
 
 export interface FailuresTable {
   id: Generated<string>;
+  connection_id: ScopeText;
+  organization_id: ScopeText;
   source_id: string;
   kind: RecordKind;
   source_key: string;
