@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../domain/clock.js';
 import type { TokenProvider } from './auth/types.js';
@@ -18,6 +17,7 @@ import type { EndpointContext } from './endpoints/shared.js';
 import { StatusEndpoint } from './endpoints/status.js';
 import { TasksEndpoint } from './endpoints/tasks.js';
 import { UsersEndpoint } from './endpoints/users.js';
+import { FlowQueues } from './flow-queues.js';
 import { timerSleep } from './rate-limit/sleep.js';
 import type { RateLimiter } from './rate-limit/types.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
@@ -40,7 +40,10 @@ export interface ReceivablesClientProps {
   sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
   /** Per attempt, headers and body included (default 30 s); an expiry is a retryable TimeoutError. */
   timeoutMs?: number | undefined;
-  /** HTTP requests in flight at most (default 8). */
+  /**
+   * HTTP requests in flight at most, per flow (default 8): each source's pass (`withFlow`) has its
+   * own queue, so a backlog of one source never queues ahead of another's requests.
+   */
   concurrency?: number | undefined;
   retry?: Partial<RetryPolicy> | undefined;
   /** Generates the Idempotency-Key of a write when the caller gives none (default: randomUUID). */
@@ -79,11 +82,11 @@ export class ReceivablesClient {
   /** The server's choices this client follows where the spec says "not shown". */
   readonly compat: ApiCompat;
   readonly #transport: Transport;
-  readonly #queue: PQueue;
+  readonly #queues: FlowQueues;
 
   constructor(props: ReceivablesClientProps) {
     const logger = props.logger.child({ component: 'api-client' });
-    this.#queue = new PQueue({ concurrency: props.concurrency ?? DEFAULT_CONCURRENCY });
+    this.#queues = new FlowQueues(props.concurrency ?? DEFAULT_CONCURRENCY);
     this.#transport = new Transport({
       baseUrl: props.baseUrl,
       tokens: props.tokens,
@@ -94,7 +97,7 @@ export class ReceivablesClient {
       sleep: props.sleep ?? timerSleep,
       logger,
       timeoutMs: props.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      queue: this.#queue,
+      queues: this.#queues,
       retry: { ...DEFAULT_RETRY_POLICY, ...props.retry },
       idempotencyKey: props.idempotencyKey ?? randomUUID,
       userAgent: props.userAgent ?? DEFAULT_USER_AGENT,
@@ -133,8 +136,8 @@ export class ReceivablesClient {
     return this.#transport.send<T>(options);
   }
 
-  /** Resolves once no request is queued or in flight. The limiter and token provider are the caller's to close. */
+  /** Resolves once no request of any flow is queued or in flight. The limiter and token provider are the caller's to close. */
   async close(): Promise<void> {
-    await this.#queue.onIdle();
+    await this.#queues.onIdle();
   }
 }

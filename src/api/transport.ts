@@ -1,9 +1,10 @@
-import type PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { TokenProvider } from './auth/types.js';
 import { ApiResponseError, NetworkError, ReceivablesError, TimeoutError } from './errors.js';
+import type { FlowQueues } from './flow-queues.js';
 import { encodeMultipart, type MultipartField } from './multipart.js';
+import { type Flow, flowOrCurrent } from './rate-limit/flow.js';
 import { parseRateInfo } from './rate-limit/headers.js';
 import type { RateInfo, RateLimiter } from './rate-limit/types.js';
 import { backoffDelay, isRetryable, type RetryPolicy } from './retry.js';
@@ -64,8 +65,11 @@ export interface TransportProps {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   logger: Logger;
   timeoutMs: number;
-  /** Bounds the HTTP requests in flight (waits for the rate limiter happen inside a slot). */
-  queue: PQueue;
+  /**
+   * Bounds the HTTP requests in flight, per flow (waits for the rate limiter happen inside a slot):
+   * each request goes through the queue of the flow current when `send` was called (`withFlow`).
+   */
+  queues: FlowQueues;
   retry: RetryPolicy;
   idempotencyKey: () => string;
   userAgent: string;
@@ -85,6 +89,8 @@ interface Prepared {
   idempotencyKey: string | undefined;
   authenticated: boolean;
   signal: AbortSignal | undefined;
+  /** Taken from `withFlow` when `send` is called: the async context does not follow p-queue's scheduling. */
+  flow: Flow;
 }
 
 interface RawResponse {
@@ -132,7 +138,9 @@ export class Transport implements Requester {
     for (let attempt = 1; ; attempt++) {
       let failure: ReceivablesError;
       try {
-        const raw = await this.#props.queue.add(() => this.#attempt(prepared, freshToken, stats));
+        const raw = await this.#props.queues.add(prepared.flow, () =>
+          this.#attempt(prepared, freshToken, stats),
+        );
         freshToken = undefined;
         if (raw.status === 429) this.#count(stats, 'rateLimited', 1);
         if (raw.status < 400) return this.#success<T>(prepared, raw, stats);
@@ -202,6 +210,7 @@ export class Transport implements Requester {
       idempotencyKey,
       authenticated: options.authenticated ?? true,
       signal: options.signal,
+      flow: flowOrCurrent(),
     };
   }
 
@@ -209,7 +218,7 @@ export class Transport implements Requester {
     const token = p.authenticated ? (freshToken ?? (await this.#props.tokens.getAccessToken())) : undefined;
     const budget = token === undefined ? undefined : this.#props.tokens.budgetKey(token);
     if (budget !== undefined)
-      this.#count(stats, 'waitedMs', await this.#props.limiter.acquire(budget, p.signal));
+      this.#count(stats, 'waitedMs', await this.#props.limiter.acquire(budget, p.signal, p.flow));
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': this.#props.userAgent,

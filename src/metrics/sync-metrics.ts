@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { Flow } from '../api/rate-limit/flow.js';
 import type { MeteredRateLimiter, RateInfo, RateLimiterStats } from '../api/rate-limit/types.js';
 import type { RecordKind } from '../domain/records.js';
 import type { Logger } from '../logging/logger.js';
@@ -289,8 +290,8 @@ export class SyncMetrics {
    */
   instrumentLimiter(limiter: MeteredRateLimiter): MeteredRateLimiter {
     return {
-      acquire: async (key: string, signal?: AbortSignal) => {
-        const waited = await limiter.acquire(key, signal);
+      acquire: async (key: string, signal?: AbortSignal, flow?: Flow) => {
+        const waited = await limiter.acquire(key, signal, flow);
         this.observeLimiterWait(waited);
         return waited;
       },

@@ -19,9 +19,10 @@ export interface CreateRateLimiterOptions extends LimiterOptions {
 
 /**
  * The rate limiter of the API client: shared through Redis when a connection is given, in memory
- * otherwise. Both admit a request only when fewer than `q` were admitted in the last `w + margin`.
- * Concurrency is not its business: the client bounds requests in flight with a p-queue and calls
- * `acquire` inside each slot (see docs/rate-limiting.md).
+ * otherwise. Both admit a request only when fewer than `q` were admitted in the last `w + margin`,
+ * and order the waiters of a key by weighted fair queuing between their flows (`withFlow`).
+ * Concurrency is not its business: the client bounds requests in flight with a p-queue per flow and
+ * calls `acquire` inside each slot (see docs/rate-limiting.md).
  *
  * @example
  * const limiter = createRateLimiter({ redis, prefix: 'receivables-sync', logger });

@@ -43,6 +43,22 @@ export const SLOW_START_PROBE_MS = 2_000;
  */
 export const LOOKBACK_MAX_MS = 30_000;
 
+/**
+ * Redis: how long (ms) after its edge a waiting ticket that nobody checks again lapses: the process that
+ * held it was killed (or froze), and the waiters behind it go on. A live waiter that checks late
+ * keeps its place (it passes its tag back).
+ */
+export const TICKET_GRACE_MS = 3_000;
+
+/**
+ * Redis: how much later (ms) than its slot's edge a waiter checks: the entry that frees the slot is often
+ * restamped a few ms after its admission (its answer), and the tickets ahead check a few ms after
+ * their own edges (timers, the Redis round trip). Added once per span to the edge Redis names (so a
+ * waiter rarely wakes just before its slot and checks twice), and the lateness past which a ticket
+ * ahead counts as missing its edge. Costs at most this much of each slot's cycle (0.03 % at 60 s).
+ */
+export const CHECK_SLACK_MS = 20;
+
 /** Options common to the in-process and the Redis limiter. */
 export interface LimiterOptions {
   /** Policy assumed until a response of the key tells one, with no slow start. Default `PROBE_POLICY`. */

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../domain/clock.js';
-import { AppError, messageOf } from '../../domain/errors.js';
 import type { Logger } from '../../logging/logger.js';
+import { type Flow, flowOrCurrent } from './flow.js';
 import {
+  CHECK_SLACK_MS,
   type LimiterOptions,
   LOOKBACK_MAX_MS,
   type MarginRule,
@@ -13,10 +14,13 @@ import {
   reactionTo,
   SLOW_START_PROBE_MS,
   spanMs,
+  TICKET_GRACE_MS,
   UNKNOWN_POLICY_POLL_MS,
 } from './policy.js';
+import { type BudgetKeys, budgetKeys } from './redis-keys.js';
 import { OBSERVE, SLIDING_LOG_ACQUIRE, TOKEN_BUCKET_ACQUIRE } from './redis-scripts.js';
 import { limiterClosed } from './sliding-log.js';
+import { LimiterStoreError, SharedFailure, storeUnavailable, unlessAborted } from './store-failure.js';
 import {
   emptyLimiterStats,
   type MeteredRateLimiter,
@@ -30,28 +34,12 @@ import { InFlight, WaiterLine } from './waiter-line.js';
 
 export type LimiterAlgorithm = 'sliding-log' | 'token-bucket';
 
-/**
- * The shared limiter's Redis did not answer (ioredis gave up on the command): no request may go out
- * unmetered, so the caller's pass stops on an infrastructure fault and the next one resumes.
- */
-export class LimiterStoreError extends AppError {
-  constructor(cause: unknown) {
-    super('REDIS_UNAVAILABLE', `the rate limiter's Redis did not answer: ${messageOf(cause)}`, {
-      kind: 'infrastructure',
-      retryable: true,
-      cause,
-    });
-  }
-}
-
-const storeUnavailable = (error: unknown): never => {
-  throw error instanceof AppError ? error : new LimiterStoreError(error);
-};
+export { LimiterStoreError } from './store-failure.js';
 
 export interface RedisRateLimiterProps extends LimiterOptions {
   /** A connection the caller owns (`close()` does not quit it). */
   redis: Redis;
-  /** Key prefix, e.g. `receivables-sync`; keys are `${prefix}:rl:${key}:log|pause|policy`. */
+  /** Key prefix, e.g. `receivables-sync`; keys are `${prefix}:rl:${key}:log|pause|policy|fq...` (redis-keys.ts). */
   prefix: string;
   /** Measures the time waited (admission itself uses the Redis clock). */
   clock: Clock;
@@ -65,7 +53,7 @@ export interface RedisRateLimiterProps extends LimiterOptions {
 }
 
 interface ScriptCommands {
-  receivablesRateLogAcquire(...args: (string | number)[]): Promise<[number, number]>;
+  receivablesRateLogAcquire(...args: (string | number)[]): Promise<[number, number, string]>;
   receivablesRateBucketAcquire(...args: (string | number)[]): Promise<[number, number]>;
   receivablesRateObserve(...args: (string | number)[]): Promise<[number, number, number]>;
 }
@@ -73,13 +61,15 @@ interface ScriptCommands {
 /**
  * The budget shared by every process using one token grant: one atomic Lua script per budget check
  * (prune, count, add) and per `observe` (restamp, policy, pause, other clients' usage), on the Redis
- * clock. Only the first waiting `acquire` of a key in a process checks (`WaiterLine`), and Redis
- * gives each process's first waiter its own slot edge, so a freed slot costs about one check.
- * A process that gets a 429 sets the pause every other process reads on its next `acquire`.
+ * clock. The waiters of a key, in every process, hold tickets in Redis ordered by their flows'
+ * virtual finish tags (weighted fair queuing): a ticket takes a slot only when its rank is below the
+ * free slots, else Redis names the edge of its slot and the waiter sleeps until then, so a request
+ * costs about two checks (its arrival and its edge). A process that gets a 429 sets the pause every
+ * other process reads on its next `acquire`.
  *
  * @example
  * const limiter = new RedisRateLimiter({ redis, prefix: 'receivables-sync', clock: systemClock, sleep: timerSleep });
- * const waitedMs = await limiter.acquire(tokens.budgetKey(token), signal);
+ * const waitedMs = await limiter.acquire(tokens.budgetKey(token), signal, { id: 'erp-csv', weight: 1 });
  */
 export class RedisRateLimiter implements MeteredRateLimiter {
   readonly #props: RedisRateLimiterProps;
@@ -92,8 +82,10 @@ export class RedisRateLimiter implements MeteredRateLimiter {
   readonly #policies = new Map<string, string>();
   readonly #log: Logger | undefined;
   readonly #stats: RateLimiterStats = emptyLimiterStats();
-  /** A dead Redis fails every waiting caller at once, as it would fail each of them in turn. */
+  /** Token bucket only: the first caller of a key checks, the others wait their turn. A dead Redis fails them all at once. */
   readonly #line = new WaiterLine((error) => error instanceof LimiterStoreError);
+  /** Sliding log: a dead Redis met by one waiter fails every waiter of the process at once. */
+  readonly #storeDown = new SharedFailure();
   /** Log members of this process's admissions not answered yet, per key, oldest first. */
   readonly #inFlight = new InFlight<string>();
   readonly #waits = new WaitBoard(
@@ -106,7 +98,7 @@ export class RedisRateLimiter implements MeteredRateLimiter {
     this.#props = props;
     this.#margin = marginRule(props);
     this.#log = props.logger?.child({ component: 'rate-limiter', store: 'redis' });
-    props.redis.defineCommand('receivablesRateLogAcquire', { numberOfKeys: 4, lua: SLIDING_LOG_ACQUIRE });
+    props.redis.defineCommand('receivablesRateLogAcquire', { numberOfKeys: 6, lua: SLIDING_LOG_ACQUIRE });
     props.redis.defineCommand('receivablesRateBucketAcquire', { numberOfKeys: 3, lua: TOKEN_BUCKET_ACQUIRE });
     props.redis.defineCommand('receivablesRateObserve', { numberOfKeys: 3, lua: OBSERVE });
     this.#redis = props.redis as unknown as ScriptCommands;
@@ -116,11 +108,14 @@ export class RedisRateLimiter implements MeteredRateLimiter {
     return this.#props.algorithm ?? 'sliding-log';
   }
 
-  async acquire(key: string, signal?: AbortSignal): Promise<number> {
+  /** `flow` defaults to the current `withFlow`, else the implicit flow (ignored by the token bucket). */
+  async acquire(key: string, signal?: AbortSignal, flow?: Flow): Promise<number> {
     const started = this.#props.clock.now().getTime();
     const wake = signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
     try {
-      await this.#line.turn(key, () => this.#admit(key, signal, wake), wake);
+      if (this.algorithm === 'token-bucket')
+        await this.#line.turn(key, () => this.#admitFirstCome(key, signal, wake), wake);
+      else await this.#admitFair(key, flowOrCurrent(flow), wake);
     } catch (error) {
       if (this.#closing.signal.aborted) throw limiterClosed();
       throw error;
@@ -150,68 +145,95 @@ export class RedisRateLimiter implements MeteredRateLimiter {
   }
 
   /** The Redis keys of one budget (tests clean them up; operators can inspect them). */
-  keysOf(key: string): { log: string; tat: string; pause: string; policy: string; waiters: string } {
-    const base = `${this.#props.prefix}:rl:${key}`;
-    return {
-      log: `${base}:log`,
-      tat: `${base}:tat`,
-      pause: `${base}:pause`,
-      policy: `${base}:policy`,
-      waiters: `${base}:waiters`,
-    };
+  keysOf(key: string): BudgetKeys {
+    return budgetKeys(this.#props.prefix, key);
   }
 
-  /** The first waiter's loop: check, sleep until the time Redis names, check again. */
-  async #admit(key: string, signal: AbortSignal | undefined, wake: AbortSignal): Promise<void> {
+  /**
+   * Sliding log: this waiter's ticket, checked until admitted. Redis ranks it among every process's
+   * waiters by tag and names the edge of its slot; the waiter sleeps until then (abortable) and
+   * checks again: an edge is only a hint, the check decides.
+   */
+  async #admitFair(key: string, flow: Flow, wake: AbortSignal): Promise<void> {
+    const ticket = `${flow.id}|${this.#nextMember()}`;
+    const until = AbortSignal.any([wake, this.#storeDown.signal]);
+    let tag = '';
     try {
       for (;;) {
-        if (this.#closing.signal.aborted) throw limiterClosed();
-        signal?.throwIfAborted();
-        const member = this.#nextMember();
-        const [waitMs, known] = await this.#tryTake(key, member).catch(storeUnavailable);
+        until.throwIfAborted();
+        const check = this.#checkTicket(key, ticket, flow, tag).catch((error) =>
+          this.#storeDown.rethrow(error),
+        );
+        const [waitMs, known, issued] = await unlessAborted(check, until);
         if (waitMs <= 0) {
-          if (this.algorithm === 'sliding-log')
-            this.#inFlight.add(key, member, this.#props.clock.now().getTime());
+          this.#inFlight.add(key, ticket, this.#props.clock.now().getTime());
           return;
         }
+        tag = issued;
         const sleepMs = known === 1 ? waitMs : Math.min(waitMs, UNKNOWN_POLICY_POLL_MS);
         const wakesAt = this.#props.clock.now().getTime() + sleepMs;
-        await this.#waits.during(wakesAt, this.#props.sleep(sleepMs, wake));
+        await this.#waits.during(wakesAt, this.#props.sleep(sleepMs, until));
       }
     } catch (error) {
-      // Give the edge Redis reserved for this process back (best effort: it lapses 1 s after it anyway).
-      if (this.algorithm === 'sliding-log' && this.#line.queued(key) === 0) {
-        this.#props.redis.zrem(this.keysOf(key).waiters, this.#member).catch(() => undefined);
+      // Give the place back (best effort: a ticket nobody checks lapses TICKET_GRACE_MS after its edge).
+      if (!(error instanceof LimiterStoreError)) {
+        const keys = this.keysOf(key);
+        this.#props.redis
+          .pipeline()
+          .zrem(keys.fq, ticket)
+          .zrem(keys.fqDue, ticket)
+          .exec()
+          .catch(() => undefined);
       }
       throw error;
     }
   }
 
-  #tryTake(key: string, member: string): Promise<[number, number]> {
+  #checkTicket(key: string, ticket: string, flow: Flow, tag: string): Promise<[number, number, string]> {
     this.#stats.checks = (this.#stats.checks ?? 0) + 1;
     const keys = this.keysOf(key);
-    if (this.algorithm === 'token-bucket') {
-      return this.#redis.receivablesRateBucketAcquire(
-        keys.tat,
-        keys.pause,
-        keys.policy,
-        ...this.#policyArgs(),
-        this.#props.tokenBucketBurst ?? 1,
-        '',
-        this.#probeMs,
-      );
-    }
     return this.#redis.receivablesRateLogAcquire(
       keys.log,
       keys.pause,
       keys.policy,
-      keys.waiters,
+      keys.fq,
+      keys.fqDue,
+      keys.fqTags,
       ...this.#policyArgs(),
-      member,
+      ticket,
       LOOKBACK_MAX_MS,
       this.#probeMs,
-      this.#member,
+      flow.id,
+      flow.weight,
+      tag,
+      TICKET_GRACE_MS,
+      CHECK_SLACK_MS,
     );
+  }
+
+  /** Token bucket: the first waiter's loop: check, sleep until the time Redis names, check again. */
+  async #admitFirstCome(key: string, signal: AbortSignal | undefined, wake: AbortSignal): Promise<void> {
+    for (;;) {
+      if (this.#closing.signal.aborted) throw limiterClosed();
+      signal?.throwIfAborted();
+      this.#stats.checks = (this.#stats.checks ?? 0) + 1;
+      const keys = this.keysOf(key);
+      const [waitMs, known] = await this.#redis
+        .receivablesRateBucketAcquire(
+          keys.tat,
+          keys.pause,
+          keys.policy,
+          ...this.#policyArgs(),
+          this.#props.tokenBucketBurst ?? 1,
+          '',
+          this.#probeMs,
+        )
+        .catch(storeUnavailable);
+      if (waitMs <= 0) return;
+      const sleepMs = known === 1 ? waitMs : Math.min(waitMs, UNKNOWN_POLICY_POLL_MS);
+      const wakesAt = this.#props.clock.now().getTime() + sleepMs;
+      await this.#waits.during(wakesAt, this.#props.sleep(sleepMs, wake));
+    }
   }
 
   /** `follow`: false for a response of another policy (only the restamp and the slow start apply). */

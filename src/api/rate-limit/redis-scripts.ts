@@ -2,11 +2,12 @@
  * The Lua scripts of `RedisRateLimiter`. Each runs atomically in Redis and reads the clock with
  * `TIME`, so every process agrees on "now" whatever its own clock says.
  *
- * Keys (per budget key): KEYS[1] the log (ZSET of admission times; a GCRA timestamp string for the
- * token bucket), KEYS[2] the pause-until time (ms), KEYS[3] the policy told by the server (HASH q, w;
- * `counted` = 1 once a response carried `RateLimit: r`, `probe` = until when the slow start's one
- * request is waited for), KEYS[4] (acquire only) the first waiter of each process with the time it
- * was told to come back (ZSET).
+ * Keys (per budget key, see redis-keys.ts): KEYS[1] the log (ZSET of admission times; a GCRA
+ * timestamp string for the token bucket), KEYS[2] the pause-until time (ms), KEYS[3] the policy told
+ * by the server (HASH q, w; `counted` = 1 once a response carried `RateLimit: r`, `probe` = until
+ * when the slow start's one request is waited for); sliding-log acquire only: KEYS[4] the waiting
+ * tickets by virtual finish tag (ZSET), KEYS[5] the same tickets by deadline (ZSET), KEYS[6] the
+ * virtual time `V` and each flow's last tag `f:<flow>` (HASH).
  * Shared ARGV head: [1] default quota, [2] default window (s), [3] margin floor (ms), [4] margin
  * ratio of the window.
  */
@@ -23,15 +24,16 @@ local span = math.ceil(w * 1000) + math.max(tonumber(ARGV[3]), math.ceil(w * 100
 
 /**
  * Lua: a paused key waits; in slow start (no `RateLimit: r` seen yet for the key) a request waits
- * while another one's answer is awaited (returns known = 0, so the caller polls).
+ * while another one's answer is awaited (known = 0, so the caller polls). The script defines
+ * `waitFor(ms, known)`, which builds its "wait" answer.
  */
 const PAUSE_AND_SLOW_START = `
 local pause = tonumber(redis.call('GET', KEYS[2]) or '0')
-if pause > now then return {pause - now, known} end
+if pause > now then return waitFor(pause - now, known) end
 local counted = tonumber(ARGV[7]) == 0 or redis.call('HGET', KEYS[3], 'counted') == '1'
 if not counted then
   local probe = tonumber(redis.call('HGET', KEYS[3], 'probe') or '0')
-  if probe > now then return {probe - now, 0} end
+  if probe > now then return waitFor(probe - now, 0) end
 end
 `;
 
@@ -44,48 +46,111 @@ end
 `;
 
 /**
- * Sliding log acquire. ARGV[5] the log member of this request (unique), ARGV[6] lookback kept (ms),
- * ARGV[7] slow-start probe time (ms; 0: no slow start), ARGV[8] the calling process's id (its first
- * waiter).
- * Returns {0, known} when admitted (the entry is added), else {ms to wait, known}.
+ * Sliding log acquire with weighted fair queuing between flows. ARGV[5] the caller's ticket
+ * (`<flow>|<process>:<seq>`, one per request; also its log member once admitted), ARGV[6] lookback
+ * kept (ms), ARGV[7] slow-start probe time (ms; 0: no slow start), ARGV[8] the flow id, ARGV[9] its
+ * weight, ARGV[10] the ticket's tag from an earlier check ('' the first time), ARGV[11] how long
+ * (ms) after its edge a ticket lapses when nobody checks it, ARGV[12] how much later (ms) than its
+ * edge a live waiter is expected to have checked.
+ * Returns {0, known, ''} when admitted (the entry is added), else {ms to wait, known, tag}.
  *
- * When the log is full, the caller (the first waiter of its process) is given the edge after the
- * ones already given to the other processes' first waiters still waiting: one process wakes per
- * freed slot instead of every process on the same one. The edges are only hints: the caller checks
- * again when it wakes, so a process that died waiting (dropped 1 s after its edge) costs a slot's
- * wait, never safety.
+ * The ticket waits in KEYS[4] under its virtual finish tag: max(V, last[flow]) + 1/weight, issued on
+ * its first check (V and every last tag start again from 0 when nobody waits). It may take a slot
+ * only when its rank among the waiting tickets is below the free slots, so tickets are admitted in
+ * tag order whichever process checks first; a refused ticket is told the edge of the slot for its
+ * rank (beyond the log's entries, a slot its predecessors will take and free one span later).
+ * Each answer moves the ticket's deadline to its wake time + ARGV[11]: a ticket of a killed process
+ * lapses then, with every other ticket of that process (a live process that was only late puts its
+ * tickets back, with their tags, on their next check). When slots are free but held for tickets
+ * ahead whose edge passed (their process is late, or dead), the caller checks again when the first
+ * of those lapses.
  */
-export const SLIDING_LOG_ACQUIRE = `${PRELUDE}${PAUSE_AND_SLOW_START}
+export const SLIDING_LOG_ACQUIRE = `${PRELUDE}
+local ticket, grace = ARGV[5], tonumber(ARGV[11])
 local keep = span + tonumber(ARGV[6])
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now)
+if #lapsed > 0 then
+  -- A ticket nobody checked: its process is gone, and so are its other tickets.
+  local gone = {}
+  for _, member in ipairs(lapsed) do gone[string.match(member, '|([^|]+):%d+$') or member] = true end
+  for _, member in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
+    if gone[string.match(member, '|([^|]+):%d+$') or member] then
+      redis.call('ZREM', KEYS[4], member)
+      redis.call('ZREM', KEYS[5], member)
+    end
+  end
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
+end
+local tag = tonumber(redis.call('ZSCORE', KEYS[4], ticket) or ARGV[10])
+if not tag then
+  if redis.call('ZCARD', KEYS[4]) == 0 then redis.call('DEL', KEYS[6]) end
+  local tags = redis.call('HMGET', KEYS[6], 'V', 'f:' .. ARGV[8])
+  tag = math.max(tonumber(tags[1] or '0'), tonumber(tags[2] or '0')) + 1 / tonumber(ARGV[9])
+  redis.call('HSET', KEYS[6], 'f:' .. ARGV[8], tag)
+end
+redis.call('ZADD', KEYS[4], tag, ticket)
+local function waitFor(ms, k)
+  local ttl = ms + grace + keep
+  redis.call('ZADD', KEYS[5], now + ms + grace, ticket)
+  for i = 4, 6 do
+    if redis.call('PTTL', KEYS[i]) < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
+  end
+  return {ms, k, string.format('%.17g', tag)}
+end
+${PAUSE_AND_SLOW_START}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - keep)
 local n = redis.call('ZCOUNT', KEYS[1], '(' .. (now - span), '+inf')
-if n < q then
-  redis.call('ZADD', KEYS[1], now, ARGV[5])
+local rank = redis.call('ZRANK', KEYS[4], ticket)
+if rank < q - n then
+  redis.call('ZADD', KEYS[1], now, ticket)
   redis.call('PEXPIRE', KEYS[1], keep)
-  redis.call('ZREM', KEYS[4], ARGV[8])
+  redis.call('ZREM', KEYS[4], ticket)
+  redis.call('ZREM', KEYS[5], ticket)
+  if redis.call('ZCARD', KEYS[4]) == 0 then
+    redis.call('DEL', KEYS[6]) -- nobody waits: the next request starts a new busy period anyway
+  elseif tag > tonumber(redis.call('HGET', KEYS[6], 'V') or '0') then
+    redis.call('HSET', KEYS[6], 'V', tag)
+  end
   ${PROBE_SENT}
-  return {0, known}
+  return {0, known, ''}
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - 1000)
-redis.call('ZREM', KEYS[4], ARGV[8])
-local ahead = redis.call('ZCARD', KEYS[4])
-local edge
-if n - q + ahead < n then
-  edge = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - span), '+inf', 'WITHSCORES', 'LIMIT', n - q + ahead, 1)
-else
-  edge = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+-- The slot of rank r frees when the (n - q + r)-th entry in the span leaves it; past the log's
+-- entries, it is a slot the ticket q ranks ahead will take, freed one span after.
+local k, cycles = n - q + rank, 0
+if q > 0 then
+  while k >= n do k, cycles = k - q, cycles + 1 end
 end
-local wakeAt = math.max(now + 1, tonumber(edge[2]) + span)
-redis.call('ZADD', KEYS[4], wakeAt, ARGV[8])
-redis.call('PEXPIRE', KEYS[4], keep)
-return {wakeAt - now, known}
+local base = now
+if k >= 0 then
+  local entry = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - span), '+inf', 'WITHSCORES', 'LIMIT', k, 1)
+  base = entry[2] and (tonumber(entry[2]) + span) or (now + span)
+end
+-- A little after the edge, once per span: an entry is restamped a few ms after its admission when
+-- its answer comes, and the tickets ahead are admitted a few ms after their own edges. Without it,
+-- most waiters would wake just before their slot frees and check twice.
+local slack = tonumber(ARGV[12])
+local wakeAt = math.max(now + 1, base + slack + cycles * (span + slack))
+if n < q then
+  local ahead = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now + grace - slack, 'WITHSCORES', 'LIMIT', 0, 2)
+  for i = 1, #ahead, 2 do
+    if ahead[i] ~= ticket then
+      wakeAt = math.min(wakeAt, tonumber(ahead[i + 1]) + 1)
+      break
+    end
+  end
+end
+return waitFor(wakeAt - now, known)
 `;
 
 /**
  * Token bucket (GCRA) acquire, kept to measure against the sliding log: burst C = ARGV[5], rate
- * (q - C) / (w + margin), so that C + rate * (w + margin) <= q. Returns like SLIDING_LOG_ACQUIRE.
+ * (q - C) / (w + margin), so that C + rate * (w + margin) <= q. Returns {0, known} when admitted,
+ * else {ms to wait, known}. Flows are not known here: it admits whoever checks first (its callers
+ * queue first-come in each process, `WaiterLine`); it is a benchmark baseline.
  */
-export const TOKEN_BUCKET_ACQUIRE = `${PRELUDE}${PAUSE_AND_SLOW_START}
+export const TOKEN_BUCKET_ACQUIRE = `${PRELUDE}
+local function waitFor(ms, k) return {ms, k} end
+${PAUSE_AND_SLOW_START}
 local burst = math.min(tonumber(ARGV[5]), q)
 local interval = span / math.max(1, q - burst)
 if burst >= q then interval = span end

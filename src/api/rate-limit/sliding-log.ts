@@ -1,6 +1,8 @@
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../logging/logger.js';
 import { ReceivablesError } from '../errors.js';
+import { FairLine } from './fair-line.js';
+import { type Flow, flowOrCurrent } from './flow.js';
 import {
   type LimiterOptions,
   LOOKBACK_MAX_MS,
@@ -11,7 +13,6 @@ import {
   reactionTo,
   SLOW_START_PROBE_MS,
   spanMs,
-  UNKNOWN_POLICY_POLL_MS,
 } from './policy.js';
 import {
   emptyLimiterStats,
@@ -22,7 +23,7 @@ import {
   type Sleep,
 } from './types.js';
 import { WaitBoard } from './wait-board.js';
-import { InFlight, WaiterLine } from './waiter-line.js';
+import { InFlight } from './waiter-line.js';
 
 export interface SlidingLogRateLimiterProps extends LimiterOptions {
   clock: Clock;
@@ -63,12 +64,19 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
   readonly #closing = new AbortController();
   readonly #log: Logger | undefined;
   readonly #stats: RateLimiterStats = emptyLimiterStats();
-  readonly #line = new WaiterLine();
   readonly #inFlight = new InFlight<number>();
   readonly #waits = new WaitBoard(
     () => this.#now(),
-    () => this.#line.totalQueued,
+    () => this.#line.queued,
   );
+  readonly #line = new FairLine({
+    check: (key) => this.#tryTake(key),
+    sleep: (ms, signal) => this.#props.sleep(ms, signal),
+    now: () => this.#now(),
+    during: (wakesAt, sleep) => this.#waits.during(wakesAt, sleep),
+    closing: this.#closing.signal,
+    closedError: limiterClosed,
+  });
   #told: RateLimitPolicy | undefined;
 
   constructor(props: SlidingLogRateLimiterProps) {
@@ -77,12 +85,15 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
     this.#log = props.logger?.child({ component: 'rate-limiter', store: 'memory' });
   }
 
-  /** Callers of one key queue in a `WaiterLine`: only the first checks the log and sleeps. */
-  async acquire(key: string, signal?: AbortSignal): Promise<number> {
+  /**
+   * Callers of one key wait in a `FairLine`, admitted in the order of their flows' virtual finish
+   * tags; one check of the log and one timer per key, whatever the number of callers. `flow`
+   * defaults to the current `withFlow`, else the implicit flow.
+   */
+  async acquire(key: string, signal?: AbortSignal, flow?: Flow): Promise<number> {
     const started = this.#now();
-    const wake = signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
     try {
-      await this.#line.turn(key, () => this.#admit(key, signal, wake), wake);
+      await this.#line.turn(key, flowOrCurrent(flow), signal);
     } catch (error) {
       if (this.#closing.signal.aborted) throw limiterClosed();
       throw error;
@@ -117,17 +128,6 @@ export class SlidingLogRateLimiter implements MeteredRateLimiter {
   inWindow(key: string): number {
     const state = this.#state(key);
     return countAfter(state.log, this.#now() - spanMs(this.#policy(state), this.#margin));
-  }
-
-  async #admit(key: string, signal: AbortSignal | undefined, wake: AbortSignal): Promise<void> {
-    for (;;) {
-      if (this.#closing.signal.aborted) throw limiterClosed();
-      signal?.throwIfAborted();
-      const { waitMs, known } = this.#tryTake(key);
-      if (waitMs === 0) return;
-      const sleepMs = known ? waitMs : Math.min(waitMs, UNKNOWN_POLICY_POLL_MS);
-      await this.#waits.during(this.#now() + sleepMs, this.#props.sleep(sleepMs, wake));
-    }
   }
 
   #tryTake(key: string): { waitMs: number; known: boolean } {

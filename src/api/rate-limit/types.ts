@@ -1,3 +1,5 @@
+import type { Flow } from './flow.js';
+
 /** What the server said about the rate limit on one response (all fields optional). */
 export interface RateInfo {
   status: number;
@@ -22,8 +24,12 @@ export interface RateInfo {
  * when backed by Redis. Callers `acquire` before each request and `observe` every response.
  */
 export interface RateLimiter {
-  /** Resolves when one request may be sent under `key`'s budget; the value is the ms waited. */
-  acquire(key: string, signal?: AbortSignal): Promise<number>;
+  /**
+   * Resolves when one request may be sent under `key`'s budget; the value is the ms waited. The
+   * waiters of one key are admitted by weighted fair queuing between their flows (`flow`, else the
+   * current `withFlow`, else the implicit flow `''` of weight 1); see rate-limit/flow.ts.
+   */
+  acquire(key: string, signal?: AbortSignal, flow?: Flow): Promise<number>;
   /** Feeds the server's headers: resizes to RateLimit-Policy, follows RateLimit, pauses on Retry-After. */
   observe(key: string, info: RateInfo): Promise<void>;
   close(): Promise<void>;
@@ -60,8 +66,9 @@ export interface RateLimiterStats {
    */
   heldMs?: number | undefined;
   /**
-   * (Added.) Budget checks `acquire` made (Redis: one Lua call each). Only the first waiter of a
-   * key checks, so it stays near one or two per admitted request however many wait.
+   * (Added.) Budget checks `acquire` made (Redis: one Lua call each). In memory one loop per key
+   * checks for all its waiters; in Redis each waiter checks when it arrives and at its slot's edge,
+   * so it stays near one or two per admitted request however many wait.
    */
   checks?: number | undefined;
   /** (Added.) Redis only: Lua calls of `observe` (one per observed response). */

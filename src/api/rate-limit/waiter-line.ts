@@ -2,7 +2,9 @@
  * The `acquire` calls of one process waiting for one key, in arrival order: only the first one (the
  * head) checks the budget and sleeps until the time the check names; the others wait for their turn
  * without timers. When the head is admitted the next one checks at once, so a freed slot wakes one
- * caller per process, not every caller (each check of the Redis limiter is a Lua call).
+ * caller per process, not every caller (each check of the Redis limiter is a Lua call). Used by the
+ * token bucket only: it is first-come, so it cannot order flows (the sliding log admits by fair
+ * queuing: `FairLine` in memory, one ticket per waiter in Redis).
  *
  * @example
  * const line = new WaiterLine();
