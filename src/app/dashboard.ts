@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { connectionIdOf } from '../config/connections.js';
 import type { LoadedConfig } from '../config/load.js';
 import { resolveCredentials } from '../dashboard/credentials.js';
 import { lastReconciliations } from '../dashboard/reconciliation-routes.js';
@@ -105,7 +106,12 @@ export async function openStandaloneDashboard(
           'Redis not reachable yet: actions wait for it',
         ),
       );
-      const bull = new BullSyncQueues({ connection, settings, logger });
+      const bull = new BullSyncQueues({
+        connection,
+        settings,
+        logger,
+        connectionOf: (id) => connectionIdOf(loaded.config.sources.find((s) => s.id === id) ?? {}),
+      });
       queues = bull;
       closers.push(() => bull.close());
     } else {

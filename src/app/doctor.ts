@@ -2,7 +2,13 @@ import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { resolveAlertTargets } from '../alerts/targets.js';
 import { apiBaseOf, discover } from '../api/auth/discovery.js';
-import { createTokenProvider } from '../api/auth/token-provider-factory.js';
+import { createTokenProvider, credentialsPathOf } from '../api/auth/token-provider-factory.js';
+import {
+  connectionIdOf,
+  connectionsUsedBy,
+  connectionView,
+  DEFAULT_CONNECTION,
+} from '../config/connections.js';
 import type { LoadedConfig } from '../config/load.js';
 import { messageOf } from '../domain/errors.js';
 import { createLogger } from '../logging/logger.js';
@@ -49,25 +55,53 @@ export async function runDoctor(loaded: LoadedConfig, options: DoctorOptions = {
   checks.push(alertsCheck(loaded));
   checks.push(await stateCheck(loaded));
   checks.push(await redisCheck(config.queue.redisUrl));
-  const baseUrl = config.api.baseUrl?.replace(/\/+$/, '');
-  if (!baseUrl) {
-    checks.push(fail('api', 'no API: set RECEIVABLES_BASE_URL (or api.baseUrl)'));
-  } else {
-    const timeoutMs = config.api.timeoutSeconds * 1000;
-    const get = (url: string, token?: string) =>
-      fetchImpl(url, {
-        headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    const status = await statusCheck(baseUrl, get);
-    checks.push(status);
-    if (status.status !== 'fail') {
-      checks.push(await discoveryCheck(baseUrl, fetchImpl));
-      checks.push(...(await tokenChecks(loaded, baseUrl, get, fetchImpl)));
-    }
+  // Each connection the sources use (the default one when none is configured), checked on its own;
+  // with several, each check's name says which connection it is about.
+  const connections = connectionsUsedBy(loaded, sources.length > 0 ? sources : [{}]);
+  for (const connection of connections) {
+    const named = (check: DoctorCheck): DoctorCheck =>
+      connections.length > 1 || connection.id !== DEFAULT_CONNECTION
+        ? { ...check, name: `${check.name} (${connection.id})` }
+        : check;
+    const view = connectionView(loaded, connection);
+    const organizations = [
+      ...new Set(
+        sources
+          .filter((s) => connectionIdOf(s) === connection.id)
+          .map((s) => s.organizationId ?? connection.api.organizationId)
+          .filter((id): id is string => typeof id === 'string'),
+      ),
+    ];
+    for (const check of await apiChecks(view, connection.id, organizations, fetchImpl))
+      checks.push(named(check));
   }
   for (const source of sources) checks.push(await sourceCheck(source, loaded));
   return checks;
+}
+
+/** The API of one connection: `/status`, discovery, the token, the organizations, the rate policy. */
+async function apiChecks(
+  loaded: LoadedConfig,
+  connectionId: string,
+  organizations: readonly string[],
+  fetchImpl: typeof fetch,
+): Promise<DoctorCheck[]> {
+  const { config } = loaded;
+  const baseUrl = config.api.baseUrl?.replace(/\/+$/, '');
+  if (!baseUrl) return [fail('api', 'no API: set RECEIVABLES_BASE_URL (or api.baseUrl)')];
+  const timeoutMs = config.api.timeoutSeconds * 1000;
+  const get = (url: string, token?: string) =>
+    fetchImpl(url, {
+      headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  const status = await statusCheck(baseUrl, get);
+  if (status.status === 'fail') return [status];
+  return [
+    status,
+    await discoveryCheck(baseUrl, fetchImpl),
+    ...(await tokenChecks(loaded, connectionId, organizations, baseUrl, get, fetchImpl)),
+  ];
 }
 
 function configCheck(loaded: LoadedConfig, sources: number, sourceId: string | undefined): DoctorCheck {
@@ -193,6 +227,8 @@ async function discoveryCheck(baseUrl: string, fetchImpl: typeof fetch): Promise
 /** The token, what it may read, the organization, the rate-limit policy and the clock: from two reads. */
 async function tokenChecks(
   loaded: LoadedConfig,
+  connectionId: string,
+  wanted: readonly string[],
   baseUrl: string,
   get: Get,
   fetchImpl: typeof fetch,
@@ -205,6 +241,7 @@ async function tokenChecks(
       secrets,
       log: createLogger({ level: 'silent' }),
       fetch: fetchImpl,
+      credentialsPath: credentialsPathOf(config, connectionId),
     });
     token = await provider.getAccessToken();
   } catch (error) {
@@ -234,20 +271,22 @@ async function tokenChecks(
     nodes?: Array<{ id: string; name?: string }>;
   } | null;
   const seen = body?.nodes ?? [];
-  const wanted = config.api.organizationId;
   let organizationId: string | undefined;
-  if (wanted) {
-    if (seen.some((o) => o.id === wanted)) {
-      organizationId = wanted;
-      checks.push(ok('organization', `${wanted} is among the ${seen.length} the token sees`));
-    } else {
-      checks.push(
-        fail(
-          'organization',
-          `api.organizationId ${wanted} is not among those the token sees (${seen.map((o) => o.id).join(', ') || 'none'}); fix RECEIVABLES_ORGANIZATION_ID`,
-        ),
-      );
-    }
+  const listed = seen.map((o) => o.id).join(', ') || 'none';
+  if (wanted.length > 0) {
+    const missing = wanted.filter((id) => !seen.some((o) => o.id === id));
+    organizationId = wanted.find((id) => !missing.includes(id));
+    checks.push(
+      missing.length === 0
+        ? ok(
+            'organization',
+            `${wanted.join(', ')} ${wanted.length === 1 ? 'is' : 'are'} among the ${seen.length} the token sees`,
+          )
+        : fail(
+            'organization',
+            `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not among those the token sees (${listed}); fix ${connectionId === DEFAULT_CONNECTION ? 'RECEIVABLES_ORGANIZATION_ID or ' : ''}the sources' organizationId`,
+          ),
+    );
   } else if (seen.length === 1) {
     organizationId = seen[0]!.id;
     checks.push(ok('organization', `${organizationId}, the only one the token sees`));
@@ -255,7 +294,7 @@ async function tokenChecks(
     checks.push(
       fail(
         'organization',
-        `the token sees ${seen.length} organizations (${seen.map((o) => o.id).join(', ') || 'none'}): set RECEIVABLES_ORGANIZATION_ID`,
+        `the token sees ${seen.length} organizations (${listed}): set ${connectionId === DEFAULT_CONNECTION ? 'RECEIVABLES_ORGANIZATION_ID' : `connections.${connectionId}.organizationId`} or each source's organizationId`,
       ),
     );
   }

@@ -4,6 +4,7 @@ import type { ReceivablesClient } from '../api/client.js';
 import { ApiResponseError } from '../api/errors.js';
 import { accountFilters, creditNoteFilters, invoiceFilters } from '../api/filters.js';
 import { type Page, paginate } from '../api/pagination.js';
+import { withFlow } from '../api/rate-limit/flow.js';
 import type { Account, CreditNote, Invoice } from '../api/types.js';
 import type { SourceConfig } from '../config/schema.js';
 import { AppError } from '../domain/errors.js';
@@ -18,8 +19,8 @@ import {
 } from '../reconcile/reconcile.js';
 import type { DocumentKind, ServiceAccount, ServiceDocument } from '../reconcile/types.js';
 import { ReconciliationsRepository } from '../state/reconciliations.js';
-import type { SyncRuntime } from './runtime.js';
-import { ClientSyncApi, toParts, toRemoteAccount } from './sync-api.js';
+import { flowOf, type SyncRuntime } from './runtime.js';
+import { toParts, toRemoteAccount } from './sync-api.js';
 
 export { describe as describeDrift } from '../reconcile/repair-plan.js';
 export { DRIFT_CATEGORIES, type DriftCategory, type DriftItem } from '../reconcile/types.js';
@@ -171,19 +172,23 @@ export async function reconcileWith(
   const config = runtime.loaded.config.sources.find((s) => s.id === sourceId);
   if (!config)
     throw new AppError('SOURCE_UNKNOWN', `no source "${sourceId}" in the configuration`, { kind: 'config' });
-  const api = options.api ?? new ClientReconcileApi(runtime.client, runtime.organizationId);
-  const repos = new ReconciliationsRepository(runtime.database.db);
-  const outcome = await reconcileSource({
-    target: targetOf(config),
-    api,
-    store: repos,
-    failures: runtime.repos.failures,
-    engine: { api: new ClientSyncApi(runtime.client, runtime.organizationId), state: runtime.repos },
-    logger: runtime.logger,
-    repair: options.repair ?? false,
-    trigger: options.trigger ?? 'cli',
-    ...(options.onEstimate ? { onEstimate: options.onEstimate } : {}),
-  });
+  const target = await runtime.targets.of(config);
+  const api = options.api ?? new ClientReconcileApi(target.client, target.organizationId);
+  const repos = new ReconciliationsRepository(runtime.database.db, runtime.scopes);
+  // Its lists and repairs are the source's flow of its token's budget, as its passes are.
+  const outcome = await withFlow(flowOf(config), () =>
+    reconcileSource({
+      target: targetOf(config),
+      api,
+      store: repos,
+      failures: runtime.repos.failures,
+      engine: { api: target.api, state: runtime.repos },
+      logger: runtime.logger,
+      repair: options.repair ?? false,
+      trigger: options.trigger ?? 'cli',
+      ...(options.onEstimate ? { onEstimate: options.onEstimate } : {}),
+    }),
+  );
   if (outcome.repaired) api.forget();
   return outcome;
 }
@@ -204,13 +209,27 @@ export async function reconcileSources(
   options: Omit<ReconcileOptions, 'api'> & { lockWaitMs?: number } = {},
 ): Promise<ReconcileOutcome[]> {
   const { lockWaitMs, ...reconcileOptions } = options;
-  const api = new ClientReconcileApi(runtime.client, runtime.organizationId);
+  // One list of each organization per call, shared by its sources.
+  const apis = new Map<string, ClientReconcileApi>();
+  const apiOf = async (id: string) => {
+    const config = runtime.loaded.config.sources.find((s) => s.id === id);
+    if (!config) return undefined;
+    const target = await runtime.targets.of(config);
+    const key = `${target.connectionId}/${target.organizationId}`;
+    let api = apis.get(key);
+    if (!api) {
+      api = new ClientReconcileApi(target.client, target.organizationId);
+      apis.set(key, api);
+    }
+    return api;
+  };
   const lock = options.repair ? sourceLockOf(runtime) : null;
   const outcomes: ReconcileOutcome[] = [];
   for (const id of sourceIds) {
     const lease = lock ? await waitForLock(runtime, lock, id, lockWaitMs ?? SOURCE_LOCK_WAIT_MS) : null;
     try {
-      outcomes.push(await reconcileWith(runtime, id, { ...reconcileOptions, api }));
+      const api = await apiOf(id);
+      outcomes.push(await reconcileWith(runtime, id, { ...reconcileOptions, ...(api ? { api } : {}) }));
     } finally {
       await lease?.release().catch(() => {});
     }

@@ -2,10 +2,10 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AlertTransport } from '../alerts/ports.js';
 import { resolveAlertTargets } from '../alerts/targets.js';
-import { createTokenProvider } from '../api/auth/token-provider-factory.js';
-import { ReceivablesClient } from '../api/client.js';
 import { createRateLimiter } from '../api/rate-limit/create-rate-limiter.js';
+import { type Flow, withFlow } from '../api/rate-limit/flow.js';
 import type { MeteredRateLimiter } from '../api/rate-limit/types.js';
+import { connectionsUsedBy } from '../config/connections.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
 import { AppError, messageOf } from '../domain/errors.js';
@@ -16,12 +16,13 @@ import { migrateToLatest, openStateDatabase, type StateDatabase } from '../state
 import { DropFilesRepository } from '../state/drop-files.js';
 import { type SyncStateRepos, syncStateRepos } from '../state/repositories.js';
 import { RunLogsRepository } from '../state/run-logs.js';
+import { adoptUnstampedState, type StateScope, type StateScopes, UNSTAMPED_SCOPE } from '../state/scopes.js';
 import type { ProgressEvent } from '../sync/pass-scope.js';
 import type { SyncState } from '../sync/ports.js';
 import { SyncService, type SyncUseCases } from '../sync/sync-service.js';
 import { type Alerting, openAlerting, tellStartFailed, watchingPasses } from './alerting.js';
+import { ApiTargets, recordedScopes } from './api-targets.js';
 import { runLogging } from './run-log.js';
-import { ClientSyncApi } from './sync-api.js';
 
 /** What the state-only commands need (`failures`, `status`, `migrate`). */
 export interface StateRuntime {
@@ -34,9 +35,11 @@ export interface StateRuntime {
 
 /** Everything a sync needs, built once; `close()` releases it in reverse order of creation. */
 export interface SyncRuntime extends StateRuntime {
-  client: ReceivablesClient;
+  /** Each source's connection, client and organization (docs/connections.md). */
+  targets: ApiTargets;
+  /** Each source's scope of the state DB, known once its target is resolved (`targets.of`). */
+  scopes: StateScopes;
   limiter: MeteredRateLimiter;
-  organizationId: string;
   redis: Redis | undefined;
   /** Alerts (`alerts.*`) and the automatic pause; closing the runtime waits a few seconds for them. */
   alerting: Alerting;
@@ -68,11 +71,16 @@ export async function openStateRuntime(loaded: LoadedConfig, given?: Logger): Pr
   }
   const { db } = database;
   runLog.attach(new RunLogsRepository(db));
+  // Each source read in the scope its configuration or last run says (none yet: the unstamped one).
+  const scopes = await recordedScopes(db, loaded).catch(async (error: unknown) => {
+    await database.close();
+    throw error;
+  });
   return {
     loaded,
     logger,
     database,
-    repos: syncStateRepos(db),
+    repos: syncStateRepos(db, scopes),
     // The run log's last lines are written before the DB closes.
     close: async () => {
       await runLog.close();
@@ -111,13 +119,17 @@ export async function openSyncRuntime(
   logger?: Logger,
   options: SyncRuntimeOptions = {},
 ): Promise<SyncRuntime> {
-  const { config, secrets } = loaded;
-  if (!config.api.baseUrl) {
-    throw new AppError(
-      'API_BASE_URL_MISSING',
-      'no API to sync to: set RECEIVABLES_BASE_URL (or api.baseUrl), or try `npm run demo` against a local sandbox',
-      { kind: 'config' },
-    );
+  const { config } = loaded;
+  // A source's connection without an API (the default one without RECEIVABLES_BASE_URL) is found
+  // before anything opens.
+  for (const connection of connectionsUsedBy(loaded, config.sources)) {
+    if (!connection.api.baseUrl) {
+      throw new AppError(
+        'API_BASE_URL_MISSING',
+        'no API to sync to: set RECEIVABLES_BASE_URL (or api.baseUrl), or try `npm run demo` against a local sandbox',
+        { kind: 'config' },
+      );
+    }
   }
   // A target whose URL variable is unset is a configuration error, found before anything opens.
   const alertTargets = resolveAlertTargets(config.alerts, loaded.env);
@@ -158,31 +170,37 @@ export async function openSyncRuntime(
     closers.push(() => alerting.close());
     const limiter = createRateLimiter({ redis, logger: state.logger });
     closers.push(() => limiter.close());
-    const tokens = alerting.tokens(
-      createTokenProvider({
-        config,
-        secrets,
-        log: state.logger,
-        ...(redis ? { redis } : {}),
-        // Only the token endpoint's calls go through it: their answers may say when the refresh token expires.
-        fetch: alerting.tokenFetch(options.fetch),
-      }),
-    );
-    const client = new ReceivablesClient({
-      baseUrl: config.api.baseUrl,
-      fetch: options.fetch,
-      tokens,
-      limiter,
+    // Each source's scope (connection, organization) keys its state once its target is resolved.
+    const scopes = new Map<string, StateScope>();
+    const targets = new ApiTargets({
+      loaded,
       logger: state.logger,
-      timeoutMs: config.api.timeoutSeconds * 1000,
-      concurrency: config.api.concurrency,
-      compat: config.api.compat,
+      limiter,
+      alerting,
+      redis,
+      fetch: options.fetch,
+      onScope: (sourceId, scope) => scopes.set(sourceId, scope),
+      onDefaultOrganization: async (organizationId) => {
+        const stamped = await adoptUnstampedState(state.database.db, organizationId);
+        const total = Object.values(stamped).reduce((a, b) => a + b, 0);
+        if (total > 0)
+          state.logger.info(
+            { event: 'state.scoped', organizationId, rows: stamped },
+            'state of the default connection stamped with its organization',
+          );
+      },
     });
-    closers.push(() => client.close());
-    const organizationId = config.api.organizationId ?? (await soleOrganization(client));
-    return { ...state, client, limiter, organizationId, redis, alerting, close };
+    closers.push(() => targets.close());
+    // A source whose organization the configuration leaves out syncs into the only one its token
+    // sees: found now (one read per connection), so a refused token or a token seeing several
+    // organizations stops the start, as it always did. Named organizations cost no request here.
+    for (const source of config.sources) if (!targets.namesOrganization(source)) await targets.of(source);
+    // Read live: a source's scope is set when its target is resolved, before its state is touched.
+    const liveScopes: StateScopes = { of: (sourceId) => scopes.get(sourceId) ?? UNSTAMPED_SCOPE };
+    const repos = syncStateRepos(state.database.db, liveScopes);
+    return { ...state, repos, scopes: liveScopes, targets, limiter, redis, alerting, close };
   } catch (error) {
-    const restated = restatedForTerminal(error, config.api.baseUrl);
+    const restated = restatedForTerminal(error, config.api.baseUrl ?? '');
     // Both within the few seconds alerts may take (the throttle's Redis command is sent at once).
     await Promise.all([
       tellStartFailed({ ...alertsBase, logger: state.logger, redis, error: restated }),
@@ -228,26 +246,20 @@ function restatedForTerminal(error: unknown, baseUrl: string): unknown {
 }
 
 /**
- * Checks that the API answers and accepts the token, with one authenticated read (`GET
- * /organizations?first=1`, one request of the quota): a pass that finds nothing to sync would
- * otherwise never learn that the token is refused or the API gone.
+ * Checks, before a pass, that each source's API answers and accepts its token and that the token
+ * sees the source's organization: one authenticated read per connection (`GET /organizations`,
+ * also what resolves the organizations), so a pass that finds nothing to sync still learns that a
+ * token is refused or an API gone.
  */
-export async function checkAccess(runtime: SyncRuntime): Promise<void> {
-  await runtime.client.organizations.listPage({ first: 1 });
+export async function checkAccess(runtime: SyncRuntime, sources: readonly SourceConfig[]): Promise<void> {
+  await runtime.targets.verify(sources);
 }
 
-/** RECEIVABLES_ORGANIZATION_ID is optional when the token sees exactly one organization. */
-async function soleOrganization(client: ReceivablesClient): Promise<string> {
-  const page = await client.organizations.listPage({ first: 2 });
-  if (page.nodes.length === 1) return page.nodes[0]!.id;
-  throw new AppError(
-    'ORGANIZATION_UNKNOWN',
-    page.nodes.length === 0
-      ? 'the token sees no organization'
-      : 'the token sees several organizations: set RECEIVABLES_ORGANIZATION_ID (or api.organizationId)',
-    { kind: 'config' },
-  );
-}
+/** A source's flow in its token's rate budget: its id, and its `weight` (default 1). */
+export const flowOf = (config: Pick<SourceConfig, 'id' | 'weight'>): Flow => ({
+  id: config.id,
+  weight: config.weight ?? 1,
+});
 
 /** The sync use cases over a runtime: what `sync`, `failures retry`, `demo` and the worker call. */
 export function syncServiceOf(
@@ -258,7 +270,9 @@ export function syncServiceOf(
   const state: SyncState = runtime.repos;
   const service = new SyncService({
     sources,
-    api: new ClientSyncApi(runtime.client, runtime.organizationId),
+    api: async (config) => (await runtime.targets.of(config)).api,
+    // Each source's requests are its own flow of its token's budget (fair queuing, `weight`).
+    around: (config, pass) => withFlow(flowOf(config), pass),
     state,
     logger: runtime.logger,
     sourceFactory: createSourceFactory({

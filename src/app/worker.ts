@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { resolveAlertTargets } from '../alerts/targets.js';
+import { connectionIdOf } from '../config/connections.js';
 import { type LoadedConfig, requireSources } from '../config/load.js';
 import { resolveCredentials } from '../dashboard/credentials.js';
 import { lastReconciliations } from '../dashboard/reconciliation-routes.js';
@@ -27,6 +28,7 @@ import { SyncMetrics } from '../metrics/sync-metrics.js';
 import { PausedSources } from '../state/paused-sources.js';
 import { RUN_SHUT_DOWN } from '../state/runs.js';
 import { alertsConfigOf } from './alerting.js';
+import { watchConnections } from './connection-budgets.js';
 import { startDashboardServer } from './dashboard.js';
 import { reconcileWith } from './reconcile.js';
 import { openSyncRuntime, type SyncRuntime, syncServiceOf } from './runtime.js';
@@ -197,21 +199,34 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
     });
     runtime = opened;
     closers.push({ name: 'runtime', close: () => opened.close() });
+    // Each source's connection checked at start; each token's budget told to the dashboard.
+    const watch = watchConnections({
+      targets: opened.targets,
+      sources: loaded.config.sources,
+      redis: connection,
+      prefix: settings.prefix,
+      logger,
+    });
+    closers.push({ name: 'connections', close: () => watch.stop() });
     const paused = new PausedSources(opened.database.db);
     const isPaused = (sourceId: string) => paused.isPaused(sourceId);
 
-    const queues = new BullSyncQueues({ connection, settings, logger });
+    const queues = new BullSyncQueues({
+      connection,
+      settings,
+      logger,
+      connectionOf: (id) => connectionIdOf(loaded.config.sources.find((s) => s.id === id) ?? {}),
+    });
     closers.push({ name: 'queues', close: () => queues.close() });
     // The alerts' queue shows next to the sync queue (bull-board, /metrics, the sync page).
     if (alertQueue) queues.show(alertQueue.queue as unknown as Queue);
 
     const { metrics } = props;
     metrics.watch({
-      runtimeStats: () => ({
-        requests: opened.client.stats.requests,
-        limiter: opened.limiter.stats(),
-        responses: opened.client.responsesByStatus,
-      }),
+      runtimeStats: () => {
+        const api = opened.targets.stats();
+        return { requests: api.requests.requests, limiter: opened.limiter.stats(), responses: api.responses };
+      },
       sourceIds: loaded.config.sources.map((s) => s.id),
       reconciliations: lastReconciliations(opened.database.db),
     });
@@ -256,7 +271,14 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
 
     const dashboard = props.dashboard
       ? await servedUnlessPortTaken(
-          () => startDashboardServer({ loaded, db: opened.database.db, queues, metrics, logger }),
+          () =>
+            startDashboardServer({
+              loaded,
+              db: opened.database.db,
+              queues,
+              metrics,
+              logger,
+            }),
           logger,
         )
       : null;

@@ -2,8 +2,13 @@ import type { Readable, Writable } from 'node:stream';
 import { Command, InvalidArgumentError } from 'commander';
 import { importRefreshToken } from '../api/auth/import-refresh-token.js';
 import { login } from '../api/auth/login.js';
-import { type AuthComponents, createAuthComponents } from '../api/auth/token-provider-factory.js';
+import {
+  type AuthComponents,
+  createAuthComponents,
+  credentialsPathOf,
+} from '../api/auth/token-provider-factory.js';
 import type { StoredCredentials } from '../api/auth/token-storage.js';
+import { connectionOf, connectionView, DEFAULT_CONNECTION } from '../config/connections.js';
 import { type LoadedConfig, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../logging/logger.js';
@@ -35,6 +40,8 @@ const defaultDeps = (): AuthCommandDeps => ({
 interface ConnectionFlags {
   baseUrl?: string;
   clientId?: string;
+  /** An id of `connections:` (default: the connection of the api: and auth: keys). */
+  connection?: string;
 }
 
 const seconds = (raw: string) => {
@@ -52,17 +59,21 @@ export function authCommand(overrides: Partial<AuthCommandDeps> = {}): Command {
 
   const setup = (command: Command, flags: ConnectionFlags) => {
     const globals = command.optsWithGlobals<GlobalFlags>();
-    const loaded = withGlobalFlags(deps.loadConfig(globals.config), globals);
-    const log = deps.logger(loaded.config.log).child({ component: 'auth' });
+    const whole = withGlobalFlags(deps.loadConfig(globals.config), globals);
+    const connection = connectionOf(whole, flags.connection ?? DEFAULT_CONNECTION);
+    // Each connection has its own credentials file; its settings stand in for api: and auth:.
+    const loaded = connectionView(whole, connection);
+    const log = deps.logger(loaded.config.log).child({ component: 'auth', connection: connection.id });
     const components = createAuthComponents({
       config: loaded.config,
       secrets: loaded.secrets,
       log,
       fetch: deps.fetch,
+      credentialsPath: credentialsPathOf(loaded.config, connection.id),
     });
     const baseUrl = flags.baseUrl ?? loaded.config.api.baseUrl;
     const clientId = flags.clientId ?? loaded.config.auth.clientId;
-    return { loaded, log, components, baseUrl, clientId };
+    return { loaded, log, components, baseUrl, clientId, env: connection.credentialEnv };
   };
   const requireBaseUrl = (baseUrl: string | null | undefined): string => {
     if (!baseUrl)
@@ -77,6 +88,7 @@ export function authCommand(overrides: Partial<AuthCommandDeps> = {}): Command {
     .description(
       'Open the authorization page, receive the redirect on 127.0.0.1, and store the tokens (encrypted).',
     )
+    .option('--connection <id>', 'the connection of `connections:` to log in to (default: the api: keys)')
     .option('--paste', 'headless server: also accept the redirected address pasted on stdin')
     .option('--base-url <url>', 'the API {base_url} (default: RECEIVABLES_BASE_URL / api.baseUrl)')
     .option('--client-id <id>', 'OAuth client id (default: RECEIVABLES_CLIENT_ID / auth.clientId)')
@@ -125,6 +137,7 @@ export function authCommand(overrides: Partial<AuthCommandDeps> = {}): Command {
     .description(
       'Store a refresh token obtained elsewhere: it is exchanged once (and so checked) at the token endpoint.',
     )
+    .option('--connection <id>', 'the connection of `connections:` to import for (default: the api: keys)')
     .option('--refresh-token-stdin', 'read the refresh token from stdin (else RECEIVABLES_REFRESH_TOKEN)')
     .option('--base-url <url>', 'the API {base_url} (default: RECEIVABLES_BASE_URL / api.baseUrl)')
     .option(
@@ -132,13 +145,13 @@ export function authCommand(overrides: Partial<AuthCommandDeps> = {}): Command {
       'OAuth client id the token was issued to (default: RECEIVABLES_CLIENT_ID / auth.clientId)',
     )
     .action(async (flags: ConnectionFlags & { refreshTokenStdin?: boolean }, command: Command) => {
-      const { loaded, log, components, baseUrl, clientId } = setup(command, flags);
+      const { loaded, log, components, baseUrl, clientId, env } = setup(command, flags);
       const refreshToken = flags.refreshTokenStdin
         ? await firstLine(deps.stdin)
         : loaded.secrets.refreshToken;
       if (!refreshToken) {
         throw new CliError(
-          'no refresh token: pipe it with --refresh-token-stdin, or set RECEIVABLES_REFRESH_TOKEN',
+          `no refresh token: pipe it with --refresh-token-stdin, or set ${env.refreshToken}`,
         );
       }
       const credentials = await importRefreshToken({
@@ -159,14 +172,17 @@ export function authCommand(overrides: Partial<AuthCommandDeps> = {}): Command {
     .description(
       'Show the stored credentials (issuer, client, scopes, expiry), never the tokens. Exit 1 when none.',
     )
+    .option('--connection <id>', 'the connection of `connections:` to to show (default: the api: keys)')
     .option('--json', 'print one JSON object')
-    .action(async (flags: { json?: boolean }, command: Command) => {
-      const { loaded, components } = setup(command, {});
+    .action(async (flags: { json?: boolean; connection?: string }, command: Command) => {
+      const { loaded, components, env } = setup(command, {
+        ...(flags.connection ? { connection: flags.connection } : {}),
+      });
       const staticToken = loaded.secrets.accessToken !== undefined;
       const stored = await components.store.load();
       if (flags.json) deps.stdout.write(`${JSON.stringify(statusOf(stored, components, staticToken))}\n`);
       else if (staticToken)
-        deps.stdout.write('RECEIVABLES_ACCESS_TOKEN is set: it is used as is, before anything stored.\n');
+        deps.stdout.write(`${env.accessToken} is set: it is used as is, before anything stored.\n`);
       if (!stored)
         throw new CliError(
           `no credentials stored at ${components.store.location}: run \`receivables-sync auth login\``,

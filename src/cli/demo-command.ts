@@ -63,10 +63,10 @@ export function demoCommand(): Command {
           [2, 'Second pass: the same data dropped again'],
         ] as const) {
           if (pass === 2) cpSync(sample, dropDir, { recursive: true });
-          const before = runtime.client.stats;
+          const before = runtime.targets.stats().requests;
           const started = Date.now();
           const summaries = await service.syncSource('erp-csv', { trigger: 'demo' });
-          const after = runtime.client.stats;
+          const after = runtime.targets.stats().requests;
           const json = jsonSummary(
             summaries,
             {

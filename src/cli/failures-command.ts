@@ -72,7 +72,7 @@ export function failuresCommand(): Command {
       } finally {
         await runtime.close();
       }
-      const stats = runtime.client.stats;
+      const stats = runtime.targets.stats().requests;
       const summary = jsonSummary(
         summaries,
         { requests: stats.requests, rateLimited: stats.rateLimited },

@@ -67,7 +67,7 @@ async function reconcile(flags: ReconcileFlags, command: Command): Promise<Recon
   const out = flags.json ? process.stderr : process.stdout;
   const runtime = await openSyncRuntime(loaded);
   try {
-    await checkAccess(runtime);
+    await checkAccess(runtime, sources);
     const outcomes = await reconcileSources(
       runtime,
       sources.map((s) => s.id),

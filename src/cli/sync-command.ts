@@ -88,7 +88,7 @@ async function syncOnce(
   const progress = new ProgressLine({
     stream: process.stderr,
     limiter: () => runtime.limiter.stats(),
-    requests: () => runtime.client.stats.requests,
+    requests: () => runtime.targets.stats().requests.requests,
   });
   const summaries: SourceSummary[] = [];
   let stopped: unknown = null;
@@ -111,7 +111,7 @@ async function syncOnce(
     }
     // A pass that read nothing sent nothing: one read checks that the API and the token answer
     // (an unchanged re-run, which read its rows, still costs no call).
-    if (!shutdown.signal && !readAnything(summaries)) await checkAccess(runtime);
+    if (!shutdown.signal && !readAnything(summaries)) await checkAccess(runtime, sources);
   } catch (error) {
     // The pass stopped (the API, the credentials, the state DB): what was done is still reported,
     // the stopped pass's too (its counts as its run recorded them).
@@ -125,7 +125,7 @@ async function syncOnce(
     await runtime.close();
   }
   await saveTrace();
-  const stats = runtime.client.stats;
+  const stats = runtime.targets.stats().requests;
   const summary = jsonSummary(
     summaries,
     { requests: stats.requests, rateLimited: stats.rateLimited },

@@ -66,6 +66,7 @@ export function loadConfig(
   const problems = [
     ...(result.success ? [] : formatIssues(result.error.issues)),
     ...duplicateSourceIds(merged.sources),
+    ...(result.success ? unknownConnections(result.data) : []),
   ];
   if (!result.success || problems.length > 0) throw new ConfigError(file, problems);
   const config = resolvePaths(result.data, file ? dirname(file) : cwd);
@@ -200,6 +201,18 @@ function resolvePaths(config: Config, base: string): Config {
         : s;
     }),
   };
+}
+
+/** A source's `connection` must name one of `connections:` (or `default`, the `api:` keys'). */
+function unknownConnections(config: Config): string[] {
+  const known = ['default', ...config.connections.map((c) => c.id)];
+  return config.sources.flatMap((source, index) =>
+    source.connection === undefined || known.includes(source.connection)
+      ? []
+      : [
+          `sources.${index}.connection: unknown connection "${source.connection}" (known: ${known.join(', ')})`,
+        ],
+  );
 }
 
 function duplicateSourceIds(sources: unknown): string[] {

@@ -20,6 +20,19 @@ const reconcileSettings = z
 const id = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, ".", "_" and "-", at most 64');
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
+
+/**
+ * Where a source syncs to (docs/connections.md): the API connection (`connection`, an id of
+ * `connections:`; default `default`, the one of the `api:` and `auth:` keys), the organization
+ * (`organizationId`; default the connection's, else the only one its token sees), and its share of
+ * the token's rate budget when several sources wait on it (`weight`, default 1).
+ */
+const TARGET_FIELDS = {
+  connection: id.optional(),
+  organizationId: z.uuid().optional(),
+  weight: z.number().positive().max(1000).optional(),
+};
 
 const csvSource = z.strictObject({
   id,
@@ -37,6 +50,7 @@ const csvSource = z.strictObject({
   /** Per kind: `mode: incremental` (default) or `snapshot` (a file is the whole set; docs/snapshots.md). */
   ...CSV_SOURCE_FIELDS,
   reconcile: reconcileSettings,
+  ...TARGET_FIELDS,
 });
 
 const sqlSource = z.strictObject({
@@ -47,6 +61,7 @@ const sqlSource = z.strictObject({
   schedule: cron.optional(),
   connectionId: z.string().min(1).optional(),
   reconcile: reconcileSettings,
+  ...TARGET_FIELDS,
   ...SQL_SOURCE_FIELDS,
 });
 
@@ -58,6 +73,7 @@ const moduleSource = z.strictObject({
   options: z.record(z.string(), z.unknown()).default({}),
   connectionId: z.string().min(1).optional(),
   reconcile: reconcileSettings,
+  ...TARGET_FIELDS,
 });
 
 export const sourceSchema = z.discriminatedUnion('type', [csvSource, sqlSource, moduleSource]);
@@ -111,37 +127,67 @@ const fieldName = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_.]{0,63}$/, 'a field name: letters, digits, "_" and "."');
 
+/**
+ * The server's choices where the spec says "not shown" and the client depends on them
+ * (src/api/compat.ts; defaults: the contract's). See docs/compatibility.md.
+ */
+const compatSchema = z.strictObject({
+  documentPatch: z
+    .strictObject({
+      method: z.enum(['PATCH', 'PUT', 'POST']).default('PATCH'),
+      path: z
+        .string()
+        .regex(
+          /^\/(?:[A-Za-z0-9._~-]+|\{kind\}|\{id\})(?:\/(?:[A-Za-z0-9._~-]+|\{kind\}|\{id\}))*$/,
+          'a path under /api/public/v1 such as /{kind}/{id}: segments of letters, digits, ".", "_", "~", "-", or {kind} / {id}',
+        )
+        .refine((path) => path.includes('{id}'), 'must contain {id}, the document id')
+        .default('/{kind}/{id}'),
+      paidAmountField: fieldName.default('paidAmount'),
+      dueDateField: fieldName.default('dueDate'),
+    })
+    .prefault({}),
+  createPaid: z.boolean().default(false),
+  createPaidField: fieldName.default('paidAmount'),
+});
+
+/**
+ * One API connection of `connections:` (docs/connections.md): a service's `{base_url}` and the
+ * credentials of one token, read from the environment variables it names (never from the file),
+ * stored encrypted per connection once exchanged. What it leaves out comes from `api:` and `auth:`.
+ * The id `default` is the connection of the `api:` and `auth:` keys themselves.
+ */
+const connectionSchema = z.strictObject({
+  id: id.refine((value) => value !== 'default', '"default" is the connection of the api: and auth: keys'),
+  baseUrl: url,
+  /** The organization of its sources that name none (default: the only one its token sees). */
+  organizationId: z.uuid().optional(),
+  /** A ready bearer token (no refresh), like RECEIVABLES_ACCESS_TOKEN. */
+  accessTokenEnv: envName.optional(),
+  /** A refresh token exchanged on first use, like RECEIVABLES_REFRESH_TOKEN. */
+  refreshTokenEnv: envName.optional(),
+  /** The OAuth client id (default `auth.clientId`), like RECEIVABLES_CLIENT_ID. */
+  clientIdEnv: envName.optional(),
+  auth: z
+    .strictObject({
+      clientId: z.string().min(1).optional(),
+      tokenEndpoint: z.url().optional(),
+      authorizationEndpoint: z.url().optional(),
+    })
+    .optional(),
+  timeoutSeconds: z.number().positive().optional(),
+  concurrency: z.number().int().min(1).max(64).optional(),
+  compat: compatSchema.optional(),
+});
+
 export const configSchema = z.strictObject({
   api: z.strictObject({
     baseUrl: url.nullable().default(null),
     organizationId: z.uuid().nullable().default(null),
     timeoutSeconds: z.number().positive().default(30),
     concurrency: z.number().int().min(1).max(64).default(8),
-    /**
-     * The server's choices where the spec says "not shown" and the client depends on them
-     * (src/api/compat.ts; defaults: the contract's). See docs/compatibility.md.
-     */
-    compat: z
-      .strictObject({
-        documentPatch: z
-          .strictObject({
-            method: z.enum(['PATCH', 'PUT', 'POST']).default('PATCH'),
-            path: z
-              .string()
-              .regex(
-                /^\/(?:[A-Za-z0-9._~-]+|\{kind\}|\{id\})(?:\/(?:[A-Za-z0-9._~-]+|\{kind\}|\{id\}))*$/,
-                'a path under /api/public/v1 such as /{kind}/{id}: segments of letters, digits, ".", "_", "~", "-", or {kind} / {id}',
-              )
-              .refine((path) => path.includes('{id}'), 'must contain {id}, the document id')
-              .default('/{kind}/{id}'),
-            paidAmountField: fieldName.default('paidAmount'),
-            dueDateField: fieldName.default('dueDate'),
-          })
-          .prefault({}),
-        createPaid: z.boolean().default(false),
-        createPaidField: fieldName.default('paidAmount'),
-      })
-      .prefault({}),
+    /** The server's choices where the spec says "not shown" (docs/compatibility.md). */
+    compat: compatSchema.prefault({}),
   }),
   auth: z.strictObject({
     clientId: z.string().min(1).default('receivables-sync'),
@@ -170,7 +216,7 @@ export const configSchema = z.strictObject({
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, ".", "_" and "-", at most 64')
       .default('receivables-sync'),
     /** Jobs one worker process runs at once (never two of the same source). */
-    concurrency: z.number().int().min(1).max(32).default(2),
+    concurrency: z.number().int().min(1).max(32).default(8),
     /** A job whose worker stopped renewing its lock for this long is resumed by another worker. */
     lockSeconds: z.number().positive().default(30),
     /** How often each worker looks for the jobs of a crashed worker. */
@@ -201,6 +247,11 @@ export const configSchema = z.strictObject({
      */
     format: z.enum(['auto', 'json', 'pretty']).default('auto'),
   }),
+  /** More APIs, organizations and tokens in one deployment (docs/connections.md). */
+  connections: z
+    .array(connectionSchema)
+    .default([])
+    .refine((list) => new Set(list.map((c) => c.id)).size === list.length, 'duplicate connection id'),
   sources: z.array(sourceSchema).default([]),
   alerts: alertsSchema,
 });
@@ -208,6 +259,7 @@ export const configSchema = z.strictObject({
 export type Config = z.infer<typeof configSchema>;
 export type SourceConfig = z.infer<typeof sourceSchema>;
 export type AlertsConfig = z.infer<typeof alertsSchema>;
+export type ConnectionEntry = z.infer<typeof connectionSchema>;
 export type AlertTargetConfig = AlertsConfig['targets'][number];
 
 /** Secrets and settings that come only from the environment, never from the file. */

@@ -12,6 +12,8 @@ export interface BullSyncQueuesProps {
   connection: Redis;
   settings: Pick<WorkerSettings, 'prefix' | 'attempts' | 'backoffMs' | 'keepCompleted' | 'keepFailed'>;
   logger: Logger;
+  /** The connection a source syncs through, written into each of its jobs (docs/connections.md). */
+  connectionOf?: ((sourceId: string) => string) | undefined;
 }
 
 /**
@@ -28,10 +30,12 @@ export class BullSyncQueues implements SyncQueues {
   /** Every queue of the worker, for bull-board and the metrics: the sync queue first, then `show`n ones. */
   readonly queues: Queue[];
   readonly #logger: Logger;
+  readonly #connectionOf: ((sourceId: string) => string) | undefined;
 
   constructor(props: BullSyncQueuesProps) {
     const { settings } = props;
     this.#logger = props.logger;
+    this.#connectionOf = props.connectionOf;
     this.queue = new Queue<SyncJob, SyncJobResult, SyncJobName>(SYNC_QUEUE, {
       connection: props.connection,
       prefix: settings.prefix,
@@ -110,7 +114,10 @@ export class BullSyncQueues implements SyncQueues {
    * pending job, whose id differs from the one asked for. (A schedule tick another worker already
    * added answers with the same id: the tick is queued once either way.)
    */
-  async #add(job: SyncJob, tick?: Date): Promise<{ jobId: string; deduplicated: boolean }> {
+  async #add(queued: SyncJob, tick?: Date): Promise<{ jobId: string; deduplicated: boolean }> {
+    const job: SyncJob = this.#connectionOf
+      ? { ...queued, connection: this.#connectionOf(queued.sourceId) }
+      : queued;
     const jobId = jobIdOf(job, tick);
     const added = await this.queue.add(job.type, job, {
       jobId,

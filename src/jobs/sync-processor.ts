@@ -51,7 +51,12 @@ export function createSyncProcessor(props: SyncProcessorProps) {
   const clock = props.clock ?? systemClock;
   return async (job: ProcessedJob, token?: string): Promise<SyncJobResult> => {
     const data = job.data;
-    const log = props.logger.child({ jobId: job.id, job: job.name, sourceId: data.sourceId });
+    const log = props.logger.child({
+      jobId: job.id,
+      job: job.name,
+      sourceId: data.sourceId,
+      ...(data.connection ? { connection: data.connection } : {}),
+    });
     const config = props.sources.find((s) => s.id === data.sourceId);
     if (!config) throw permanentJobError(`no source "${data.sourceId}" in the configuration`);
     if (await props.isPaused(data.sourceId)) {

@@ -1,7 +1,11 @@
 import type { Queue } from 'bullmq';
 
-/** Jobs of the worker. Job ids are deterministic so a source never has two syncs queued at once. */
-export type SyncJob =
+/**
+ * Jobs of the worker. Job ids are deterministic so a source never has two syncs queued at once.
+ * Each carries the connection its source synced through when it was queued (`connection`, shown on
+ * the dashboard and in bull-board; the pass itself follows the configuration it runs with).
+ */
+export type SyncJob = (
   | { type: 'source-sync'; sourceId: string; trigger: 'schedule' | 'manual' | 'file'; full?: boolean }
   | { type: 'record-resync'; sourceId: string; kind: 'account' | 'invoice' | 'creditNote'; sourceKey: string }
   | {
@@ -17,7 +21,8 @@ export type SyncJob =
       trigger: ReconcileTrigger;
       /** Also repair what the API allows (default: report only). */
       repair?: boolean;
-    };
+    }
+) & { connection?: string };
 
 /** Who asked for a reconciliation: its schedule (`reconcile.schedule`), the dashboard, a script. */
 export type ReconcileTrigger = 'schedule' | 'dashboard' | 'manual';

@@ -46,7 +46,7 @@ interface QueueTuning {
 
 export const WORKER_DEFAULTS = {
   prefix: 'receivables-sync',
-  concurrency: 2,
+  concurrency: 8,
   lockSeconds: 30,
   stalledCheckSeconds: 30,
   attempts: 5,

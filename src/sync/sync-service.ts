@@ -10,7 +10,16 @@ import { runSync, type SourceSummary } from './run-sync.js';
 
 export interface SyncServiceProps {
   sources: readonly SourceConfig[];
-  api: SyncApi;
+  /**
+   * The API, or where each source's is (its connection and organization): resolved before anything
+   * of the source is read from the state DB, whose record map is keyed by them.
+   */
+  api: SyncApi | ((config: SourceConfig) => Promise<SyncApi>);
+  /**
+   * Runs each pass of a source inside it (the runtime: the source's flow of the rate limiter's fair
+   * queuing, with its weight).
+   */
+  around?: <T>(config: SourceConfig, pass: () => Promise<T>) => Promise<T>;
   state: SyncState;
   logger: Logger;
   /** Builds the source of a configuration (CSV drop folder, SQL, module) and repairs cut-short passes. */
@@ -45,6 +54,7 @@ export class SyncService {
     options: { trigger?: string; dryRun?: boolean; full?: boolean } = {},
   ): Promise<SourceSummary[]> {
     const config = this.configOf(sourceId);
+    const api = await this.#apiOf(config);
     const summaries: SourceSummary[] = [];
     if (options.full && !options.dryRun) {
       await this.props.state.recordMap.resetHashes(sourceId);
@@ -52,11 +62,16 @@ export class SyncService {
       const stored = storedItems(await this.props.state.recordMap.storedRecords(sourceId));
       this.props.logger.info({ sourceId, records: stored.length }, 'full re-sync: replaying known records');
       summaries.push(
-        await this.#run(config, replaySource(sourceId, 'full re-sync', stored), options.trigger ?? 'full'),
+        await this.#run(
+          config,
+          api,
+          replaySource(sourceId, 'full re-sync', stored),
+          options.trigger ?? 'full',
+        ),
       );
     }
     const source = this.props.sourceFactory.create(config, { dryRun: options.dryRun ?? false });
-    summaries.push(await this.#run(config, source, options.trigger ?? 'once', options.dryRun));
+    summaries.push(await this.#run(config, api, source, options.trigger ?? 'once', options.dryRun));
     return summaries;
   }
 
@@ -66,11 +81,12 @@ export class SyncService {
     only?: { ids: readonly string[] },
   ): Promise<{ summary: SourceSummary | null; needData: number }> {
     const config = this.configOf(sourceId);
+    const api = await this.#apiOf(config);
     const open = await this.props.state.failures.open({ sourceId, ...(only ? { ids: only.ids } : {}) });
     const { items, needData } = retryableFailures(open);
     if (items.length === 0) return { summary: null, needData: needData.length };
     return {
-      summary: await this.#run(config, replaySource(sourceId, 'failure retry', items), 'retry'),
+      summary: await this.#run(config, api, replaySource(sourceId, 'failure retry', items), 'retry'),
       needData: needData.length,
     };
   }
@@ -86,6 +102,7 @@ export class SyncService {
 
   /** Whether the state DB holds this record (a re-sync of an unknown record can never succeed). */
   async hasRecord(sourceId: string, kind: RecordKind, sourceKey: string): Promise<boolean> {
+    await this.#apiOf(this.configOf(sourceId));
     const rows = await this.props.state.recordMap.storedRecords(sourceId, { kind, keys: [sourceKey] });
     return rows.length > 0;
   }
@@ -93,17 +110,34 @@ export class SyncService {
   /** Re-sends one record as last synced (its hash is forgotten first, so it is compared again). */
   async resyncRecord(sourceId: string, kind: RecordKind, sourceKey: string): Promise<SourceSummary> {
     const config = this.configOf(sourceId);
+    const api = await this.#apiOf(config);
     const rows = await this.props.state.recordMap.storedRecords(sourceId, { kind, keys: [sourceKey] });
     if (rows.length === 0) throw new Error(`${sourceId} has no synced ${kind} "${sourceKey}"`);
     await this.props.state.recordMap.resetHash(sourceId, kind, [sourceKey]);
-    return this.#run(config, replaySource(sourceId, 'record re-sync', storedItems(rows)), 'manual');
+    return this.#run(config, api, replaySource(sourceId, 'record re-sync', storedItems(rows)), 'manual');
   }
 
-  #run(config: SourceConfig, source: Source, trigger: string, dryRun = false): Promise<SourceSummary> {
+  #apiOf(config: SourceConfig): Promise<SyncApi> {
+    const { api } = this.props;
+    return typeof api === 'function' ? api(config) : Promise.resolve(api);
+  }
+
+  #run(
+    config: SourceConfig,
+    api: SyncApi,
+    source: Source,
+    trigger: string,
+    dryRun = false,
+  ): Promise<SourceSummary> {
+    const pass = () => this.#pass(config, api, source, trigger, dryRun);
+    return this.props.around ? this.props.around(config, pass) : pass();
+  }
+
+  #pass(config: SourceConfig, api: SyncApi, source: Source, trigger: string, dryRun: boolean) {
     return runSync({
       source,
       connectionId: config.connectionId ?? config.id,
-      api: this.props.api,
+      api,
       state: this.props.state,
       logger: this.props.logger,
       trigger,

@@ -48,8 +48,15 @@ export interface AuthComponents {
   tokenEndpoint: TokenEndpointClient;
 }
 
-export const credentialsPathOf = (config: { state: { dataDir: string } }) =>
-  join(config.state.dataDir, 'credentials.enc');
+/**
+ * Where a connection's credentials are stored: `credentials.enc` for the default connection (as
+ * before connections existed), `credentials.<id>.enc` for each other one.
+ */
+export const credentialsPathOf = (config: { state: { dataDir: string } }, connectionId = 'default') =>
+  join(
+    config.state.dataDir,
+    connectionId === 'default' ? 'credentials.enc' : `credentials.${connectionId}.enc`,
+  );
 
 export function createAuthComponents(setup: AuthSetup): AuthComponents {
   const path = resolve(setup.credentialsPath ?? credentialsPathOf(setup.config));
