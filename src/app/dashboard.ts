@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { connectionIdOf } from '../config/connections.js';
 import type { LoadedConfig } from '../config/load.js';
+import { dashboardConnectionsOf } from '../dashboard/connection-groups.js';
 import { resolveCredentials } from '../dashboard/credentials.js';
 import { lastReconciliations } from '../dashboard/reconciliation-routes.js';
 import { type RunningDashboard, startDashboard } from '../dashboard/server.js';
@@ -9,10 +10,11 @@ import { systemClock } from '../domain/clock.js';
 import { BullSyncQueues } from '../jobs/queues.js';
 import { closeConnection, openQueueConnection, redactedUrl, waitForRedis } from '../jobs/redis-connection.js';
 import type { SyncQueues } from '../jobs/types.js';
-import { workerSettingsOf } from '../jobs/worker-settings.js';
+import { type WorkerSettings, workerSettingsOf } from '../jobs/worker-settings.js';
 import { SyncMetrics } from '../metrics/sync-metrics.js';
 import type { StateDb } from '../state/database.js';
 import { lastSuccessfulRuns } from '../state/status-queries.js';
+import { openTokenBudgets } from './dashboard-budgets.js';
 import { runDoctor } from './doctor.js';
 import { failuresCsv } from './failures-csv.js';
 import { openStateRuntime } from './runtime.js';
@@ -28,6 +30,11 @@ export interface DashboardServerProps {
   /** Default: `dashboard.host` / `dashboard.port` of the configuration (DASHBOARD_HOST/PORT). */
   host?: string | undefined;
   port?: number | undefined;
+  /**
+   * Where the workers publish their token budgets (a worker passes its own settings); default
+   * `queue.redisUrl` / `queue.prefix` of the configuration. Without Redis the quota is unknown.
+   */
+  budgetsFrom?: Pick<WorkerSettings, 'redisUrl' | 'prefix'> | undefined;
 }
 
 /**
@@ -52,7 +59,18 @@ export async function startDashboardServer(props: DashboardServerProps): Promise
     reconciliations: lastReconciliations(props.db),
     sourceIds: config.sources.map((s) => s.id),
   });
-  return startDashboard(
+  // Each token's budget, as the workers publish it (queue.prefix) and the limiter keeps it (the
+  // limiter is created with createRateLimiter's default prefix, whatever queue.prefix says).
+  const settings = props.budgetsFrom ?? workerSettingsOf(config);
+  const budgets = settings
+    ? openTokenBudgets({
+        redisUrl: settings.redisUrl,
+        prefix: settings.prefix,
+        limiterPrefix: 'receivables-sync',
+        logger: props.logger,
+      })
+    : undefined;
+  const running = await startDashboard(
     {
       sources: config.sources,
       db: props.db,
@@ -65,9 +83,22 @@ export async function startDashboardServer(props: DashboardServerProps): Promise
       metrics: props.metrics,
       clock: systemClock,
       logger: props.logger,
+      connections: dashboardConnectionsOf(props.loaded),
+      tokenBudgets: budgets?.read,
     },
     props.port ?? config.dashboard.port,
-  );
+  ).catch(async (error: unknown) => {
+    await budgets?.close();
+    throw error;
+  });
+  if (!budgets) return running;
+  return {
+    ...running,
+    close: async () => {
+      await running.close();
+      await budgets.close();
+    },
+  };
 }
 
 /**

@@ -278,6 +278,7 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
               queues,
               metrics,
               logger,
+              budgetsFrom: settings,
             }),
           logger,
         )

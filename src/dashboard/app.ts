@@ -82,6 +82,8 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
     clock: deps.clock,
     ...(queues ? { queueCounts: () => queueCounts(queues.queues, logger) } : {}),
     reconciliations: () => reconciliationsRepo.latest(),
+    connections: deps.connections,
+    tokenBudgets: deps.tokenBudgets,
   });
   const checks: ReadinessCheck[] = [
     { name: 'database', check: () => queries.ping() },

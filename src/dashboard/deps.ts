@@ -5,7 +5,9 @@ import type { SyncQueues } from '../jobs/types.js';
 import type { Logger } from '../logging/logger.js';
 import type { SyncMetrics } from '../metrics/sync-metrics.js';
 import type { StateDb } from '../state/database.js';
+import type { DashboardConnection } from './connection-groups.js';
 import type { DashboardCredentials } from './credentials.js';
+import type { TokenBudgetReader } from './token-budgets.js';
 
 /**
  * A source's open failures of one kind as a CSV file in its drop format, to fix and drop back:
@@ -58,6 +60,16 @@ export interface DashboardDeps {
   testConnection?: (() => Promise<readonly ConnectionCheck[]>) | undefined;
   /** The failures CSV downloads of a source's page; without it the page offers none. */
   failuresCsv?: FailuresCsvExport | undefined;
+  /**
+   * The configured API connections (`dashboardConnectionsOf(loaded)`): the sync page's connection
+   * headings show their base URL. Default: the default connection, without URL.
+   */
+  connections?: readonly DashboardConnection[] | undefined;
+  /**
+   * Each connection's token budget as the workers publish it (`openTokenBudgets`); without it
+   * (no Redis) the page says the budget is unknown.
+   */
+  tokenBudgets?: TokenBudgetReader | undefined;
 }
 
 /** One check of "Test connection" (what `doctor` prints). */

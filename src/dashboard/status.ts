@@ -9,6 +9,8 @@ import type {
   RunRecord,
   StatusQueries,
 } from '../state/status-queries.js';
+import { type ConnectionGroupView, connectionGroups, type DashboardConnection } from './connection-groups.js';
+import type { TokenBudgetReader } from './token-budgets.js';
 
 export interface KindCounts {
   created: number;
@@ -87,6 +89,8 @@ export interface DashboardStatus {
   failuresTotal: number;
   /** Null when the dashboard has no queues (actions disabled). */
   queues: QueueView[] | null;
+  /** The sources by connection, then organization, with each token's budget (connection-groups.ts). */
+  connections: ConnectionGroupView[];
 }
 
 export interface StatusReaderProps {
@@ -109,6 +113,10 @@ export interface StatusReaderProps {
   >;
   runLimit?: number;
   failureLimit?: number;
+  /** The configured API connections (default: the default connection alone, without URL). */
+  connections?: readonly DashboardConnection[] | undefined;
+  /** The workers' token budgets; absent without Redis (the quota line says it is unknown). */
+  tokenBudgets?: TokenBudgetReader | undefined;
 }
 
 const KEYS = ['accounts', 'invoices', 'creditNotes'] as const;
@@ -167,6 +175,7 @@ export class StatusReader {
       runs,
       queues,
       reconciled,
+      budgets,
     ] = await Promise.all([
       queries.lastRuns(),
       queries.runningRuns(),
@@ -179,6 +188,7 @@ export class StatusReader {
       queries.recentRuns(this.props.runLimit ?? 20),
       this.props.queueCounts ? this.props.queueCounts() : Promise.resolve(null),
       this.props.reconciliations ? this.props.reconciliations() : Promise.resolve([]),
+      this.props.tokenBudgets ? this.props.tokenBudgets() : Promise.resolve(null),
     ]);
     const lastReconciliation = new Map(reconciled.map((r) => [r.sourceId, r]));
     const stale = await queries.staleRuns(
@@ -221,6 +231,12 @@ export class StatusReader {
       })),
       failuresTotal: [...failureCounts.values()].reduce((a, b) => a + b, 0),
       queues,
+      connections: connectionGroups({
+        sources: this.props.sources,
+        connections: this.props.connections ?? [],
+        lastRuns,
+        budgets,
+      }),
     };
   }
 }

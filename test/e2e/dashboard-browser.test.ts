@@ -68,11 +68,10 @@ describe('the dashboard in a browser', () => {
       await once.close();
     }
 
-    // The daemon as `worker` starts it (the same wiring), on a queue prefix of its own.
-    daemon = await startWorker(loaded, {
-      logger,
-      settings: { prefix: `test-dash-e2e-${randomBytes(4).toString('hex')}`, attempts: 1 },
-    });
+    // The daemon as `worker` starts it (the same wiring), on a queue prefix of its own (in the
+    // configuration: the dashboard reads the workers' token budgets under queue.prefix).
+    loaded.config.queue.prefix = `test-dash-e2e-${randomBytes(4).toString('hex')}`;
+    daemon = await startWorker(loaded, { logger, settings: { attempts: 1 } });
     url = daemon.dashboard!.url;
     browser = await launchChromium();
   }, 60_000);
@@ -123,6 +122,14 @@ describe('the dashboard in a browser', () => {
       expect(await source.locator('[data-field="last-run-created"]').textContent()).toBe('2');
       expect(await page.locator('#runs tbody tr').count()).toBe(2);
       expect(await sandbox.admin('GET', '/stats')).toMatchObject({ accounts: 5 });
+
+      // One connection, one organization: no heading, one quota line, told by the worker (every 5 s).
+      const quota = page.locator('[data-field="quota"][data-budget-status="ok"]');
+      await quota.waitFor({ timeout: 20_000 });
+      expect(await quota.textContent()).toMatch(
+        /^API budget: [1-9]\d* \/ \d+ in the last \d+ s · none waiting$/,
+      );
+      expect(await page.locator('h3.group, h4.group').count()).toBe(0);
 
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
       const metrics = await (

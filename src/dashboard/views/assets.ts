@@ -72,6 +72,9 @@ a.button:hover { border-color: var(--accent); }
 table.log td { font-size: 12px; } table.log code { word-break: break-all; }
 article.record { margin-top: 1rem; } article.record h3 { margin: 1rem 0 .4rem; }
 section.card { margin-top: 1rem; }
+.connection + .connection { margin-top: 1.4rem; }
+h3.group { font-size: 1rem; margin: .2rem 0 .2rem; } h4.group { font-size: .9rem; margin: .8rem 0 .5rem; font-weight: 600; }
+p.quota { margin: 0 0 .6rem; } p.quota a { color: var(--accent); }
 `;
 
 /**

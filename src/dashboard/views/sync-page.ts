@@ -1,4 +1,5 @@
 import type { DashboardStatus, FailureView, KindCounts, QueueView, RunView, SourceView } from '../status.js';
+import { groupedSources } from './connection-groups.js';
 import { badge, duration, KIND_LABEL, prettyJson, runBadge, utc, when } from './format.js';
 import { type HtmlValue, html, type SafeHtml } from './html.js';
 
@@ -18,7 +19,7 @@ export function statusSections(props: SyncPageProps): SafeHtml {
   return html`<section id="sources" data-refresh>
   <h2>Sources</h2>
   ${status.sources.length === 0 ? html`<p class="muted">No source is configured.</p>` : ''}
-  <div class="sources">${status.sources.map((s) => sourceCard(s, props))}</div>
+  ${groupedSources({ groups: status.connections, sources: status.sources, now: props.now, card: (s) => sourceCard(s, props) })}
 </section>
 ${status.queues ? queuesSection(status.queues) : html`<section id="queues" data-refresh hidden></section>`}
 <section id="runs" data-refresh>
