@@ -1,8 +1,10 @@
 import { Command } from 'commander';
+import { ReceivablesError } from '../api/errors.js';
 import { HttpTrace } from '../api/http-trace.js';
 import { checkAccess, openSyncRuntime, syncServiceOf } from '../app/runtime.js';
-import { requireSources } from '../config/load.js';
-import { errorCodeOf, messageOf } from '../domain/errors.js';
+import { apiConnections, connectionIdOf, connectionOf } from '../config/connections.js';
+import { type LoadedConfig, requireSources } from '../config/load.js';
+import { AppError, errorCodeOf, messageOf } from '../domain/errors.js';
 import { PausedSources } from '../state/paused-sources.js';
 import { RUN_SHUT_DOWN } from '../state/runs.js';
 import { type SourceSummary, summaryOfStoppedPass } from '../sync/run-sync.js';
@@ -97,6 +99,7 @@ async function syncOnce(
   const paused = sources.filter((s) => pauses.has(s.id));
   const shutdown = onShutdown(runtime, loaded.config.queue.shutdownSeconds * 1000, progress);
   const skipped: string[] = [];
+  const down: Array<{ connectionId: string; error: unknown }> = [];
   try {
     const service = syncServiceOf(runtime, loaded.config.sources, progress.onEvent);
     for (const config of sources) {
@@ -105,13 +108,27 @@ async function syncOnce(
         skipped.push(config.id);
         continue;
       }
-      summaries.push(
-        ...(await service.syncSource(config.id, { trigger: 'once', dryRun: flags.dryRun ?? false })),
-      );
+      // A connection that failed (its API, its credentials) stops its own sources only: the
+      // sources of the other connections still sync; the run exits 1 naming it.
+      const connectionId = connectionIdOf(config);
+      if (down.some((d) => d.connectionId === connectionId)) continue;
+      try {
+        summaries.push(
+          ...(await service.syncSource(config.id, { trigger: 'once', dryRun: flags.dryRun ?? false })),
+        );
+      } catch (error) {
+        if (!isConnectionFault(error)) throw error;
+        down.push({ connectionId, error });
+        const partial = summaryOfStoppedPass(error);
+        if (partial) summaries.push(partial);
+      }
     }
     // A pass that read nothing sent nothing: one read checks that the API and the token answer
     // (an unchanged re-run, which read its rows, still costs no call).
-    if (!shutdown.signal && !readAnything(summaries)) await checkAccess(runtime, sources);
+    const reached = sources.filter((s) => !down.some((d) => d.connectionId === connectionIdOf(s)));
+    if (!shutdown.signal && !readAnything(summaries) && reached.length > 0)
+      await checkAccess(runtime, reached);
+    if (down.length > 0) stopped = down[0]!.error;
   } catch (error) {
     // The pass stopped (the API, the credentials, the state DB): what was done is still reported,
     // the stopped pass's too (its counts as its run recorded them).
@@ -140,7 +157,7 @@ async function syncOnce(
     process.stdout.write(`${JSON.stringify(line)}\n`);
     json.written = true;
   }
-  if (stopped) throw new CliError(faultLine(stopped, loaded.config.api.baseUrl), EXIT_CANNOT_RUN);
+  if (stopped) throw new CliError(stoppedLine(loaded, stopped, down), EXIT_CANNOT_RUN);
   if (paused.length > 0)
     throw new CliError(
       `not synced, paused: ${paused
@@ -154,6 +171,31 @@ async function syncOnce(
       EXIT_CANNOT_RUN,
     );
   process.exitCode = hasFailures(summaries) ? EXIT_ROWS_FAILED : EXIT_OK;
+}
+
+/**
+ * A fault of one connection's API or credentials (not of the state DB, Redis or a source's own
+ * setup): the sources of the other connections can still sync.
+ */
+function isConnectionFault(error: unknown): boolean {
+  if (!(error instanceof AppError)) return false;
+  if (error.code.startsWith('STATE_DB_') || error.code === 'REDIS_UNAVAILABLE') return false;
+  if (error.code === 'ORGANIZATION_NOT_VISIBLE' || error.code === 'ORGANIZATION_UNKNOWN') return true;
+  return error instanceof ReceivablesError || error.code === 'LOGIN_REQUIRED' || error.status !== undefined;
+}
+
+/** The one line of a stopped run: the fault, and with several connections, which ones it stopped. */
+function stoppedLine(
+  loaded: LoadedConfig,
+  stopped: unknown,
+  down: ReadonlyArray<{ connectionId: string; error: unknown }>,
+): string {
+  const first = down.find((d) => d.error === stopped);
+  const connection = first ? connectionOf(loaded, first.connectionId) : undefined;
+  const line = faultLine(stopped, connection?.api.baseUrl ?? loaded.config.api.baseUrl);
+  if (!first || apiConnections(loaded).size === 1) return line;
+  const others = down.filter((d) => d !== first).map((d) => `${d.connectionId} (${errorCodeOf(d.error)})`);
+  return `connection ${first.connectionId}: ${line}${others.length > 0 ? `; also stopped: ${others.join(', ')}` : ''}; the other connections' sources were synced`;
 }
 
 /**

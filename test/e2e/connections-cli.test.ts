@@ -1,0 +1,105 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { ACCOUNT_HEADER, dropCsv } from '../support/drop-data.js';
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { lastJsonLine } from '../support/sync-env.js';
+
+/** A port nothing listens on: an API that is down. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const csvFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.csv')) : []);
+
+/**
+ * `sync --once` with several connections, through the built CLI: an outage of one connection's API
+ * is never a data problem and never stops the other connections' sources.
+ */
+describe('sync --once with connections: one API down', () => {
+  const schema = uniqueSchema('conncli');
+  let sandbox: TestSandbox;
+  let dir: string;
+  let file: string;
+  let deadUrl: string;
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox();
+    dir = mkdtempSync(join(tmpdir(), 'rs-conncli-'));
+    deadUrl = `http://127.0.0.1:${await closedPort()}`;
+    file = join(dir, 'receivables-sync.yaml');
+    writeFileSync(
+      file,
+      [
+        `state: { dataDir: ${join(dir, 'data')} }`,
+        'connections:',
+        `  - { id: down-api, baseUrl: ${deadUrl}, accessTokenEnv: DOWN_API_TOKEN, organizationId: ${sandbox.organizationId}, timeoutSeconds: 2 }`,
+        'sources:',
+        `  - { id: stranded, type: csv, dropDir: ${join(dir, 'stranded')}, stableSeconds: 0, connection: down-api }`,
+        `  - { id: healthy, type: csv, dropDir: ${join(dir, 'healthy')}, stableSeconds: 0 }`,
+      ].join('\n'),
+    );
+  });
+
+  afterAll(async () => {
+    await sandbox?.close();
+    await dropSchema(schema);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const run = (downToken = 'a-token-of-the-other-service') =>
+    runCli(['--config', file, 'sync', '--once', '--json'], {
+      env: {
+        RECEIVABLES_BASE_URL: sandbox.baseUrl,
+        RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
+        RECEIVABLES_ORGANIZATION_ID: sandbox.organizationId,
+        DOWN_API_TOKEN: downToken,
+        DATABASE_URL: TEST_DATABASE_URL,
+        DATABASE_SCHEMA: schema,
+        REDIS_URL: '',
+        LOG_LEVEL: 'error',
+      },
+    });
+
+  it('when one connection API is unreachable, then the other connection sources still sync, the stranded files stay in their drop folder, and the run exits 1 naming that connection', async () => {
+    const rows = (p: string) =>
+      Array.from({ length: 5 }, (_, i) => `${p}${i},${p} customer ${i},EUR,1 rue du Port,Nantes,44000,FR,,`);
+    dropCsv(join(dir, 'stranded'), 'accounts.csv', ACCOUNT_HEADER, rows('X-'));
+    dropCsv(join(dir, 'healthy'), 'accounts.csv', ACCOUNT_HEADER, rows('H-'));
+
+    const result = await run();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `connection down-api: could not run: the API at ${deadUrl} is unreachable`,
+    );
+    expect(result.stderr).toContain("the other connections' sources were synced");
+    const summary = lastJsonLine(result.stdout);
+    expect(summary.accounts.created).toBe(5);
+    expect(summary.error.code).toMatch(/NETWORK_ERROR|TIMEOUT/);
+    const synced = [...sandbox.deps.store.accounts.values()].map((a) => a.source?.sourceId).sort();
+    expect(synced).toEqual(['H-0', 'H-1', 'H-2', 'H-3', 'H-4']);
+    // Nothing of the stranded source was lost or rejected: its file waits for the next pass.
+    expect(csvFiles(join(dir, 'stranded'))).toEqual(['accounts.csv']);
+    expect(csvFiles(join(dir, 'stranded', 'rejected'))).toEqual([]);
+    expect(csvFiles(join(dir, 'healthy'))).toEqual([]);
+
+    // Its API answers again (here: the connection points at a service that answers): the next pass
+    // syncs the waiting file, once, and the healthy source sends nothing again.
+    writeFileSync(file, readFileSync(file, 'utf8').replace(deadUrl, sandbox.baseUrl));
+    const healed = await run(sandbox.accessToken);
+    expect(healed.code).toBe(0);
+    expect(lastJsonLine(healed.stdout).accounts.created).toBe(5);
+    const after = [...sandbox.deps.store.accounts.values()].map((a) => a.source?.sourceId);
+    expect(after).toHaveLength(10);
+    expect(new Set(after).size).toBe(10);
+    expect(csvFiles(join(dir, 'stranded'))).toEqual([]);
+  });
+});
