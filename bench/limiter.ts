@@ -59,6 +59,12 @@ interface Result {
   rateLimited: number;
   windowsElapsed: number;
   share: number;
+  /**
+   * From the second window on (the first is the idle budget's burst): the rate counted, over q / w.
+   * Pacing (PACE_SLICES) hands a burst's slots out again over the next window instead of at once,
+   * so a finite run's last window is spread, not a burst: `share` counts that, this does not.
+   */
+  steadyShare: number;
   theoreticalShare: number;
   maxInOneWindow: number;
   meanWaitMs: number;
@@ -103,6 +109,7 @@ async function measure(algorithm: LimiterAlgorithm, redisUrl: string, prefix: st
       rateLimited: server.refused(),
       windowsElapsed: round(windowsElapsed),
       share: round(counted.length / (quota * windowsElapsed)),
+      steadyShare: round(steadyShareOf(counted, quota, windowSeconds * 1000, margin)),
       // Token bucket with burst 1: rate (q − 1) / (w + margin).
       theoreticalShare: round(algorithm === 'sliding-log' ? longRun : (longRun * (quota - 1)) / quota),
       maxInOneWindow: maxInAnySpan(counted, windowSeconds * 1000),
@@ -142,8 +149,9 @@ async function main(): Promise<void> {
       }
       const mine = results.filter((r) => r.algorithm === algorithm);
       const shares = mine.map((r) => r.share);
+      const steady = mine.map((r) => r.steadyShare);
       console.log(
-        `${algorithm} over ${mine.length} run(s): 429 responses ${mine.reduce((n, r) => n + r.rateLimited, 0)}, share ${Math.min(...shares)}–${Math.max(...shares)}`,
+        `${algorithm} over ${mine.length} run(s): 429 responses ${mine.reduce((n, r) => n + r.rateLimited, 0)}, share ${Math.min(...shares)}–${Math.max(...shares)}, steady share ${Math.min(...steady)}–${Math.max(...steady)}`,
       );
     }
     if (algorithms.length === 2) {
@@ -188,6 +196,7 @@ function print(algorithm: LimiterAlgorithm, run: number, result: Result): void {
   );
   console.log(`${label} share of requests restamped with their response time: ${result.restampedShare}`);
   console.log(`${label} achieved share of the quota: ${result.share}`);
+  console.log(`${label} steady share (from the second window on): ${result.steadyShare}`);
   console.log(`${label} long-run theoretical share: ${result.theoreticalShare}`);
 }
 
@@ -195,3 +204,16 @@ main().catch((error) => {
   console.error(error);
   process.exitCode = 1;
 });
+
+/** Requests per ms from the second window on (the first one's burst left out), over q / w. */
+function steadyShareOf(
+  counted: readonly number[],
+  quota: number,
+  windowMs: number,
+  marginMs: number,
+): number {
+  const sorted = [...counted].sort((a, b) => a - b);
+  const steady = sorted.filter((t) => t >= sorted[0]! + windowMs + marginMs);
+  if (steady.length < 2) return 0;
+  return ((steady.length - 1) * windowMs) / ((steady.at(-1)! - steady[0]!) * quota);
+}

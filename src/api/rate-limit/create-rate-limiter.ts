@@ -15,6 +15,8 @@ export interface CreateRateLimiterOptions extends LimiterOptions {
   sleep?: Sleep | undefined;
   /** Redis only; see `RedisRateLimiterProps.algorithm`. */
   algorithm?: LimiterAlgorithm | undefined;
+  /** Redis only; see `RedisRateLimiterProps.paceSlices`. */
+  paceSlices?: number | undefined;
 }
 
 /**
@@ -51,6 +53,7 @@ export function createRateLimiter(options: CreateRateLimiterOptions = {}): Meter
       clock,
       sleep,
       algorithm: options.algorithm,
+      paceSlices: options.paceSlices,
     });
   }
   return new SlidingLogRateLimiter({ ...common, clock, sleep });

@@ -59,6 +59,16 @@ export const TICKET_GRACE_MS = 3_000;
  */
 export const CHECK_SLACK_MS = 20;
 
+/**
+ * Pacing of a saturated budget (Redis limiter): once requests had to wait for a full log, at most
+ * ceil(q / PACE_SLICES) are admitted in any (w + margin) / PACE_SLICES, for two spans after the
+ * last wait. The rate is the policy's, but freed slots are handed out a slice at a time
+ * instead of in the bursts they were used in: a source that starts waiting behind a backlog is
+ * admitted within about one slice (5 s of 300 / 60 s), not when the next burst of slots frees
+ * (up to a whole window). An idle budget still takes a full burst at once.
+ */
+export const PACE_SLICES = 12;
+
 /** Options common to the in-process and the Redis limiter. */
 export interface LimiterOptions {
   /** Policy assumed until a response of the key tells one, with no slow start. Default `PROBE_POLICY`. */

@@ -14,6 +14,8 @@ export interface BudgetKeys {
   fqDue: string;
   /** HASH: `V` (the virtual time) and `f:${flow}` (each flow's last tag). */
   fqTags: string;
+  /** ZSET: admission times (never restamped) of the last span, for the pacing of a saturated budget. */
+  pace: string;
 }
 
 /** The keys of budget `key` under `prefix`. */
@@ -27,6 +29,7 @@ export function budgetKeys(prefix: string, key: string): BudgetKeys {
     fq: `${base}:fq`,
     fqDue: `${base}:fq-due`,
     fqTags: `${base}:fq-tags`,
+    pace: `${base}:pace`,
   };
 }
 

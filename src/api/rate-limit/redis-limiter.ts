@@ -7,6 +7,7 @@ import {
   CHECK_SLACK_MS,
   type LimiterOptions,
   LOOKBACK_MAX_MS,
+  PACE_SLICES,
   type MarginRule,
   marginRule,
   PROBE_POLICY,
@@ -50,6 +51,8 @@ export interface RedisRateLimiterProps extends LimiterOptions {
    */
   algorithm?: LimiterAlgorithm | undefined;
   tokenBucketBurst?: number | undefined;
+  /** Slices of a saturated budget's pacing (default `PACE_SLICES`; 0 or 1: no pacing). */
+  paceSlices?: number | undefined;
 }
 
 interface ScriptCommands {
@@ -98,7 +101,7 @@ export class RedisRateLimiter implements MeteredRateLimiter {
     this.#props = props;
     this.#margin = marginRule(props);
     this.#log = props.logger?.child({ component: 'rate-limiter', store: 'redis' });
-    props.redis.defineCommand('receivablesRateLogAcquire', { numberOfKeys: 6, lua: SLIDING_LOG_ACQUIRE });
+    props.redis.defineCommand('receivablesRateLogAcquire', { numberOfKeys: 7, lua: SLIDING_LOG_ACQUIRE });
     props.redis.defineCommand('receivablesRateBucketAcquire', { numberOfKeys: 3, lua: TOKEN_BUCKET_ACQUIRE });
     props.redis.defineCommand('receivablesRateObserve', { numberOfKeys: 3, lua: OBSERVE });
     this.#redis = props.redis as unknown as ScriptCommands;
@@ -199,6 +202,7 @@ export class RedisRateLimiter implements MeteredRateLimiter {
       keys.fq,
       keys.fqDue,
       keys.fqTags,
+      keys.pace,
       ...this.#policyArgs(),
       ticket,
       LOOKBACK_MAX_MS,
@@ -208,6 +212,7 @@ export class RedisRateLimiter implements MeteredRateLimiter {
       tag,
       TICKET_GRACE_MS,
       CHECK_SLACK_MS,
+      this.#props.paceSlices ?? PACE_SLICES,
     );
   }
 

@@ -51,7 +51,7 @@ end
  * kept (ms), ARGV[7] slow-start probe time (ms; 0: no slow start), ARGV[8] the flow id, ARGV[9] its
  * weight, ARGV[10] the ticket's tag from an earlier check ('' the first time), ARGV[11] how long
  * (ms) after its edge a ticket lapses when nobody checks it, ARGV[12] how much later (ms) than its
- * edge a live waiter is expected to have checked.
+ * edge a live waiter is expected to have checked, ARGV[13] the pacing slices P (0 or 1: none; KEYS[7] the admission times it counts).
  * Returns {0, known, ''} when admitted (the entry is added), else {ms to wait, known, tag}.
  *
  * The ticket waits in KEYS[4] under its virtual finish tag: max(V, last[flow]) + 1/weight, issued on
@@ -101,9 +101,27 @@ ${PAUSE_AND_SLOW_START}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - keep)
 local n = redis.call('ZCOUNT', KEYS[1], '(' .. (now - span), '+inf')
 local rank = redis.call('ZRANK', KEYS[4], ticket)
-if rank < q - n then
+-- Pacing (PACE_SLICES): within two spans of the last wait for a full log, at most ceil(q / P) in
+-- any span / P (P at most q), counted on KEYS[7], the admission times: an answer's restamp moves a
+-- log entry later, and pacing on the log would lose that delay once a slice instead of once a span.
+local slices = math.min(tonumber(ARGV[13]) or 0, q)
+local paced, slice, burst, m = false, 0, 0, 0
+if slices > 1 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now - span)
+  if tonumber(redis.call('HGET', KEYS[3], 'saturated') or '0') > now then
+    paced = true
+    slice = math.ceil(span / slices)
+    burst = math.ceil(q / slices)
+    m = redis.call('ZCOUNT', KEYS[7], '(' .. (now - slice), '+inf')
+  end
+end
+if rank < q - n and (not paced or rank < burst - m) then
   redis.call('ZADD', KEYS[1], now, ticket)
   redis.call('PEXPIRE', KEYS[1], keep)
+  if slices > 1 then
+    redis.call('ZADD', KEYS[7], now, ticket)
+    redis.call('PEXPIRE', KEYS[7], keep)
+  end
   redis.call('ZREM', KEYS[4], ticket)
   redis.call('ZREM', KEYS[5], ticket)
   if redis.call('ZCARD', KEYS[4]) == 0 then
@@ -113,6 +131,12 @@ if rank < q - n then
   end
   ${PROBE_SENT}
   return {0, known, ''}
+end
+-- Saturated: this ticket waits for a full log. Kept two spans: the slots used in a burst free one
+-- span later, all at once, and that is when the pace must hold.
+if slices > 1 and n >= q then
+  redis.call('HSET', KEYS[3], 'saturated', now + 2 * span)
+  if redis.call('PTTL', KEYS[3]) < 0 then redis.call('PEXPIRE', KEYS[3], 86400000) end
 end
 -- The slot of rank r frees when the (n - q + r)-th entry in the span leaves it; past the log's
 -- entries, it is a slot the ticket q ranks ahead will take, freed one span after.
@@ -138,6 +162,18 @@ if n < q then
       break
     end
   end
+end
+if paced and rank >= burst - m then
+  -- The pace's edge: the (m - burst + r)-th entry of the slice leaves it; past the slice's
+  -- entries, the slices the tickets ahead will fill. Hardly any slack: this edge comes P times a span.
+  local k2, edge = m - burst + rank, 0
+  if k2 < m then
+    local entry = redis.call('ZRANGEBYSCORE', KEYS[7], '(' .. (now - slice), '+inf', 'WITHSCORES', 'LIMIT', k2, 1)
+    edge = entry[2] and (tonumber(entry[2]) + slice) or (now + slice)
+  else
+    edge = now + slice * (1 + math.floor((k2 - m) / burst))
+  end
+  wakeAt = math.max(wakeAt, edge + 2)
 end
 return waitFor(wakeAt - now, known)
 `;

@@ -22,6 +22,8 @@ describe('RedisRateLimiter: restamp, slow start and one wake per slot (real Redi
       clock: systemClock,
       sleep: timerSleep,
       marginMs: 100,
+      // The sliding log's own edges (pacing is tested in rate-limiter-pacing.test.ts).
+      paceSlices: 0,
     });
 
   beforeAll(() => {

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Flow } from '../../../src/api/rate-limit/flow.js';
+import { RedisRateLimiter } from '../../../src/api/rate-limit/redis-limiter.js';
+import { timerSleep } from '../../../src/api/rate-limit/sleep.js';
+import { systemClock } from '../../../src/domain/clock.js';
+import { rateInfo } from '../../support/rate-info.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PREFIX = `test-rl-pace-${randomUUID().slice(0, 8)}`;
+const QUOTA = 20;
+const WINDOW_MS = 2000;
+/** The limiter's span: the window and its margin (250 ms). */
+const SPAN_MS = WINDOW_MS + 250;
+const SLICES = 4;
+const SLICE_MS = Math.ceil(SPAN_MS / SLICES);
+const BURST = Math.ceil(QUOTA / SLICES);
+
+/** The most admissions found in any `span` ms of `times` (sorted). */
+const maxIn = (times: number[], span: number) => {
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i]! - times[j]! >= span) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+};
+
+/**
+ * Pacing of a saturated budget (PACE_SLICES, docs/rate-limiting.md): the slots a backlog used in a
+ * burst are handed out again a slice at a time, so a source that starts waiting behind it is
+ * admitted within about a slice instead of at the next burst of freed slots (up to a window).
+ */
+describe('pacing of a saturated budget, through Redis', () => {
+  const connections: Redis[] = [];
+  const limiters: RedisRateLimiter[] = [];
+
+  afterAll(async () => {
+    await Promise.all(limiters.map((l) => l.close()));
+    const admin = new Redis(REDIS_URL);
+    const keys = await admin.keys(`${PREFIX}:*`);
+    if (keys.length > 0) await admin.del(...keys);
+    await admin.quit();
+    await Promise.all(connections.map((c) => c.quit().catch(() => undefined)));
+  });
+
+  /** A backlog of `callers` requests of one flow for `ms`, then one small flow's request at `smallAt`. */
+  async function run(paceSlices: number) {
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    connections.push(redis);
+    const limiter = new RedisRateLimiter({
+      redis,
+      prefix: PREFIX,
+      clock: systemClock,
+      sleep: timerSleep,
+      paceSlices,
+    });
+    limiters.push(limiter);
+    const key = `k-${randomUUID().slice(0, 8)}`;
+    await limiter.observe(key, rateInfo(QUOTA, WINDOW_MS / 1000));
+    const started = performance.now();
+    const until = started + 3.2 * SPAN_MS;
+    const admitted: number[] = [];
+    const big: Flow = { id: 'backlog', weight: 1 };
+    const callers = Array.from({ length: 12 }, async () => {
+      while (performance.now() < until) {
+        await limiter.acquire(key, undefined, big);
+        admitted.push(performance.now() - started);
+      }
+    });
+    // The small flow arrives in the third span, after the burst of freed slots of the second.
+    await new Promise((resolve) => setTimeout(resolve, 2 * SPAN_MS + SLICE_MS / 2));
+    const asked = performance.now();
+    await limiter.acquire(key, undefined, { id: 'small', weight: 1 });
+    const smallWaitMs = performance.now() - asked;
+    await Promise.all(callers);
+    admitted.sort((a, b) => a - b);
+    return { admitted, smallWaitMs };
+  }
+
+  it('when a backlog keeps the budget saturated, then after its first burst at most q/P go in any slice, no window holds more than q, the budget stays used, and a newcomer waits about a slice', async () => {
+    const { admitted, smallWaitMs } = await run(SLICES);
+    expect(maxIn(admitted, SPAN_MS)).toBeLessThanOrEqual(QUOTA);
+    // The first burst is the idle budget's own; once saturated, the slots go out a slice at a time.
+    const saturated = admitted.filter((t) => t > SPAN_MS);
+    // (Timed here as each caller resumes: 50 ms less than a slice absorbs the timers' jitter.)
+    expect(maxIn(saturated, SLICE_MS - 50)).toBeLessThanOrEqual(BURST);
+    // Used: from the first burst on, as many as the limiter's span allows (the policy's window and
+    // its margin, 11% of a 2 s window here; 0.4% of 60 s), less the checks' delays.
+    const span = saturated[saturated.length - 1]! - saturated[0]!;
+    const allowed = (QUOTA * span) / SPAN_MS;
+    const used = saturated.length / allowed;
+    console.info(
+      `paced: ${saturated.length} in ${Math.round(span)} ms = ${used.toFixed(3)} of the span's quota; newcomer waited ${Math.round(smallWaitMs)} ms (slice ${SLICE_MS} ms)`,
+    );
+    expect(used).toBeGreaterThanOrEqual(0.93);
+    // Within a slice and the two checks of a 2-core machine under load.
+    expect(smallWaitMs).toBeLessThan(SLICE_MS + 400);
+  }, 30_000);
+
+  it('when pacing is off, then the freed slots come back in the burst they were used in (what pacing removes)', async () => {
+    const { admitted } = await run(0);
+    const saturated = admitted.filter((t) => t > SPAN_MS);
+    expect(maxIn(admitted, SPAN_MS)).toBeLessThanOrEqual(QUOTA);
+    expect(maxIn(saturated, SLICE_MS)).toBeGreaterThan(BURST);
+  }, 30_000);
+});
