@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { ACCOUNT_HEADER, dropCsv } from '../support/drop-data.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { apiEnvOf, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { lastJsonLine } from '../support/sync-env.js';
 
 /** A port nothing listens on: an API that is down. */
@@ -58,9 +58,7 @@ describe('sync --once with connections: one API down', () => {
   const run = (downToken = 'a-token-of-the-other-service') =>
     runCli(['--config', file, 'sync', '--once', '--json'], {
       env: {
-        RECEIVABLES_BASE_URL: sandbox.baseUrl,
-        RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
-        RECEIVABLES_ORGANIZATION_ID: sandbox.organizationId,
+        ...apiEnvOf(sandbox),
         DOWN_API_TOKEN: downToken,
         DATABASE_URL: TEST_DATABASE_URL,
         DATABASE_SCHEMA: schema,

@@ -22,7 +22,7 @@ import {
   range,
 } from '../support/drop-data.js';
 import { openTestState, TEST_DATABASE_URL } from '../support/postgres.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { apiEnvOf, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 const USER = 'ops';
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -64,9 +64,7 @@ describe('the dashboard pages in a browser', () => {
       `sources:\n  - id: erp-csv\n    type: csv\n    dropDir: ${dropDir}\n    stableSeconds: 0\n    schedule: "0 3 * * *"\n`,
     );
     env = {
-      RECEIVABLES_BASE_URL: sandbox.baseUrl,
-      RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
-      RECEIVABLES_ORGANIZATION_ID: sandbox.organizationId,
+      ...apiEnvOf(sandbox),
       DATABASE_URL: TEST_DATABASE_URL,
       DATABASE_SCHEMA: state.schema,
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',

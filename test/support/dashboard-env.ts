@@ -4,7 +4,7 @@ import { Migrator } from 'kysely/migration';
 import { type LoadedConfig, loadConfig } from '../../src/config/load.js';
 import { FolderMigrationProvider, openStateDatabase } from '../../src/state/database.js';
 import { TEST_DATABASE_URL } from './postgres.js';
-import type { TestSandbox } from './sandbox.js';
+import { apiEnvOf, type TestSandbox } from './sandbox.js';
 
 /**
  * The configuration of a worker with its dashboard, for a browser test: one CSV source `erp-csv`
@@ -42,9 +42,7 @@ export async function dashboardWorkerConfig(props: {
   return loadConfig({
     file: configFile,
     env: {
-      RECEIVABLES_BASE_URL: sandbox.baseUrl,
-      RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
-      RECEIVABLES_ORGANIZATION_ID: sandbox.organizationId,
+      ...apiEnvOf(sandbox),
       DATABASE_URL: TEST_DATABASE_URL,
       DATABASE_SCHEMA: schema,
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',

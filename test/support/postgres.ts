@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { FolderMigrationProvider, openStateDatabase, type StateDatabase } from '../../src/state/database.js';
@@ -49,6 +52,29 @@ export async function openTestState(prefix: string): Promise<StateDatabase & { s
     close: async () => {
       await state.close();
       await dropSchema(schema);
+    },
+  };
+}
+
+/**
+ * A migrated state DB of either kind for a `describe.each(['postgres', 'embedded'])` file: Postgres
+ * in a schema of its own, or the embedded DB in a temp folder; `close` drops the one and removes
+ * the other.
+ */
+export async function openStateOfKind(kind: 'postgres' | 'embedded', prefix: string): Promise<StateDatabase> {
+  const schema = uniqueSchema(prefix);
+  const dataDir = mkdtempSync(join(tmpdir(), `rs-${prefix}-`));
+  const state = await openStateDatabase(
+    kind === 'postgres'
+      ? { databaseUrl: TEST_DATABASE_URL, dataDir, schema }
+      : { databaseUrl: null, dataDir },
+  );
+  return {
+    ...state,
+    close: async () => {
+      await state.close();
+      if (kind === 'postgres') await dropSchema(schema);
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -93,3 +93,10 @@ export const seedConnectorAccount = (
     },
     readOnlyReason: 'Pennylane',
   });
+
+/** The environment that points the CLI, a worker or `loadConfig` at a sandbox, with its token. */
+export const apiEnvOf = (sandbox: Pick<TestSandbox, 'baseUrl' | 'accessToken' | 'organizationId'>) => ({
+  RECEIVABLES_BASE_URL: sandbox.baseUrl,
+  RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
+  RECEIVABLES_ORGANIZATION_ID: sandbox.organizationId,
+});

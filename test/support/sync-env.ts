@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { BIN, REPO_ROOT } from './cli.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './postgres.js';
-import type { TestSandbox } from './sandbox.js';
+import { apiEnvOf, type TestSandbox } from './sandbox.js';
 
 export type StateKind = 'embedded' | 'postgres';
 
@@ -28,9 +28,7 @@ export function syncEnv(sandbox: TestSandbox, state: StateKind, extraYaml = ''):
     `state:\n  dataDir: ${join(dir, 'data')}\nsources:\n  - id: erp-csv\n    type: csv\n    dropDir: ${dropDir}\n    stableSeconds: 0\n${extraYaml}`,
   );
   const env: NodeJS.ProcessEnv = {
-    RECEIVABLES_BASE_URL: sandbox.baseUrl,
-    RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
-    RECEIVABLES_ORGANIZATION_ID: sandbox.organizationId,
+    ...apiEnvOf(sandbox),
     LOG_LEVEL: 'warn',
     DATABASE_URL: schema ? TEST_DATABASE_URL : '',
     DATABASE_SCHEMA: schema ?? '',

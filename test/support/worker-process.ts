@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
 import { BIN, REPO_ROOT, runCli } from './cli.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './postgres.js';
-import type { TestSandbox } from './sandbox.js';
+import { apiEnvOf, type TestSandbox } from './sandbox.js';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -149,9 +149,7 @@ export async function workerEnv(
   const prefix = `t-worker-${options.label}-${randomBytes(4).toString('hex')}`;
   const redisUrl = options.redisUrl ?? TEST_REDIS_URL;
   const env: NodeJS.ProcessEnv = {
-    RECEIVABLES_BASE_URL: sandbox.baseUrl,
-    RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
-    RECEIVABLES_ORGANIZATION_ID: sandbox.organizationId,
+    ...apiEnvOf(sandbox),
     DATABASE_URL: TEST_DATABASE_URL,
     DATABASE_SCHEMA: schema,
     REDIS_URL: redisUrl,

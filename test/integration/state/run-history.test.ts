@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FailureInput } from '../../../src/domain/sync-state.js';
 import { createLogger } from '../../../src/logging/logger.js';
-import { openStateDatabase, type StateDatabase } from '../../../src/state/database.js';
+import type { StateDatabase } from '../../../src/state/database.js';
 import { FailureQueries } from '../../../src/state/failure-queries.js';
 import { FailuresRepository } from '../../../src/state/failures.js';
 import { syncStateRepos } from '../../../src/state/repositories.js';
@@ -14,7 +11,7 @@ import { RunLogsRepository } from '../../../src/state/run-logs.js';
 import { RunRecordsRepository } from '../../../src/state/run-records.js';
 import { RunsRepository, staleRunIds } from '../../../src/state/runs.js';
 import { runSync } from '../../../src/sync/run-sync.js';
-import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
+import { openStateOfKind } from '../../support/postgres.js';
 import { account, FakeApi, invoice, trackedSource } from '../../unit/sync/fakes.js';
 
 const failure = (sourceId: string, sourceKey: string, over: Partial<FailureInput> = {}): FailureInput => ({
@@ -33,23 +30,11 @@ const failure = (sourceId: string, sourceKey: string, over: Partial<FailureInput
  * On real Postgres and on the embedded DB, one database per kind (each test has its own source).
  */
 describe.each(['postgres', 'embedded'] as const)('run history in the %s state DB', (kind) => {
-  let schema: string;
-  let dataDir: string;
   let state: StateDatabase;
   beforeAll(async () => {
-    schema = uniqueSchema('run_history');
-    dataDir = mkdtempSync(join(tmpdir(), 'rs-run-history-'));
-    state = await openStateDatabase(
-      kind === 'postgres'
-        ? { databaseUrl: TEST_DATABASE_URL, dataDir, schema }
-        : { databaseUrl: null, dataDir },
-    );
+    state = await openStateOfKind(kind, 'run_history');
   }, 60_000);
-  afterAll(async () => {
-    await state?.close();
-    if (kind === 'postgres') await dropSchema(schema);
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => state?.close());
 
   it('when a pass creates records and one fails, then its run lists them with their API ids; a pass that changes nothing lists none', async () => {
     const repos = syncStateRepos(state.db);

@@ -1,16 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FailureInput, MappedRecord } from '../../../src/domain/sync-state.js';
-import { openStateDatabase, type StateDatabase } from '../../../src/state/database.js';
+import type { StateDatabase } from '../../../src/state/database.js';
 import { DetailQueries } from '../../../src/state/detail-queries.js';
 import { FailureQueries } from '../../../src/state/failure-queries.js';
 import { syncStateRepos } from '../../../src/state/repositories.js';
 import { RunRecordsRepository } from '../../../src/state/run-records.js';
 import { type StateScope, stateScopes } from '../../../src/state/scopes.js';
 import { StatusQueries } from '../../../src/state/status-queries.js';
-import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
+import { openStateOfKind } from '../../support/postgres.js';
 
 const ORG_A: StateScope = { connectionId: 'default', organizationId: 'a0000000-0000-4000-8000-00000000000a' };
 const ORG_B: StateScope = { connectionId: 'eu', organizationId: 'b0000000-0000-4000-8000-00000000000b' };
@@ -42,23 +39,11 @@ const failure = (sourceId: string, sourceKey: string, message: string): FailureI
  * where it always was. One database per kind; each test has its own source.
  */
 describe.each(['postgres', 'embedded'] as const)('state scopes in the %s state DB', (kind) => {
-  let schema: string;
-  let dataDir: string;
   let state: StateDatabase;
   beforeAll(async () => {
-    schema = uniqueSchema('scopes');
-    dataDir = mkdtempSync(join(tmpdir(), 'rs-scopes-'));
-    state = await openStateDatabase(
-      kind === 'postgres'
-        ? { databaseUrl: TEST_DATABASE_URL, dataDir, schema }
-        : { databaseUrl: null, dataDir },
-    );
+    state = await openStateOfKind(kind, 'scopes');
   }, 60_000);
-  afterAll(async () => {
-    await state?.close();
-    if (kind === 'postgres') await dropSchema(schema);
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => state?.close());
 
   it('when a source moves to another organization and back, then it starts afresh there and finds its old record map again', async () => {
     const a = reposIn(state, 'erp-moved', ORG_A);

@@ -8,7 +8,7 @@ import { loadConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/logging/logger.js';
 import { ACCOUNT_HEADER, dropCsv } from '../../support/drop-data.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
-import { startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
+import { apiEnvOf, startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** The scaled-down policy of the test: 60 requests per 10 s (the spec's is 300 per 60 s). */
@@ -76,9 +76,7 @@ describe('fair share of one token between a backlog and a small source', () => {
     const loaded = loadConfig({
       file,
       env: {
-        RECEIVABLES_BASE_URL: sandbox.baseUrl,
-        RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
-        RECEIVABLES_ORGANIZATION_ID: sandbox.organizationId,
+        ...apiEnvOf(sandbox),
         DATABASE_URL: TEST_DATABASE_URL,
         DATABASE_SCHEMA: schema,
         REDIS_URL,

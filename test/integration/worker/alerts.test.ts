@@ -13,7 +13,7 @@ import { createLogger } from '../../../src/logging/logger.js';
 import { openStateDatabase, type StateDatabase } from '../../../src/state/database.js';
 import { ACCOUNT_HEADER, accountRow, dropCsv } from '../../support/drop-data.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
-import { startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
+import { apiEnvOf, startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
 import { deleteKeys, eventually, TEST_REDIS_URL } from '../../support/worker-process.js';
 import { type AlertReceiver, startAlertReceiver } from './alerts-receiver.js';
 
@@ -74,9 +74,7 @@ alerts:
     const loaded = loadConfig({
       file: configFile,
       env: {
-        RECEIVABLES_BASE_URL: sandbox.baseUrl,
-        RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
-        RECEIVABLES_ORGANIZATION_ID: sandbox.organizationId,
+        ...apiEnvOf(sandbox),
         DATABASE_URL: TEST_DATABASE_URL,
         DATABASE_SCHEMA: schema,
         REDIS_URL: TEST_REDIS_URL,

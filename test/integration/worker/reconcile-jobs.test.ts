@@ -23,7 +23,7 @@ import { PausedSources } from '../../../src/state/paused-sources.js';
 import { type ReconciliationRow, ReconciliationsRepository } from '../../../src/state/reconciliations.js';
 import { ACCOUNT_HEADER, accountRow, dropCsv, range } from '../../support/drop-data.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
-import { startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
+import { apiEnvOf, startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
 import { deleteKeys, eventually, TEST_REDIS_URL } from '../../support/worker-process.js';
 
 /**
@@ -53,9 +53,7 @@ describe('worker: scheduled and on-demand reconciliations', () => {
     return loadConfig({
       file,
       env: {
-        RECEIVABLES_BASE_URL: sandbox.baseUrl,
-        RECEIVABLES_ACCESS_TOKEN: sandbox.accessToken,
-        RECEIVABLES_ORGANIZATION_ID: sandbox.organizationId,
+        ...apiEnvOf(sandbox),
         DATABASE_URL: TEST_DATABASE_URL,
         DATABASE_SCHEMA: schema,
         REDIS_URL: TEST_REDIS_URL,
