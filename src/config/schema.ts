@@ -210,7 +210,12 @@ export const configSchema = z.strictObject({
   }),
   queue: z.strictObject({
     redisUrl: z.string().nullable().default(null),
-    /** Prefix of every Redis key of the worker (queues, source locks): deployments can share one Redis. */
+    /**
+     * Prefix of the worker's Redis keys (queues, source locks, alerts, the budgets told to the
+     * dashboard): deployments can share one Redis. The rate limiter's budgets, the token
+     * endpoint's and the refresh lock stay under `receivables-sync:` whatever it says: every
+     * deployment using one token shares its budget (docs/rate-limiting.md).
+     */
     prefix: z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, ".", "_" and "-", at most 64')
