@@ -105,4 +105,26 @@ describe('pacing of a saturated budget, through Redis', () => {
     expect(maxIn(admitted, SPAN_MS)).toBeLessThanOrEqual(QUOTA);
     expect(maxIn(saturated, SLICE_MS)).toBeGreaterThan(BURST);
   }, 30_000);
+
+  it('when one token is saturated by a backlog, then a request of another token does not wait for it', async () => {
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    connections.push(redis);
+    const limiter = new RedisRateLimiter({ redis, prefix: PREFIX, clock: systemClock, sleep: timerSleep });
+    limiters.push(limiter);
+    const [busy, other] = [`busy-${randomUUID().slice(0, 8)}`, `other-${randomUUID().slice(0, 8)}`];
+    await limiter.observe(busy, rateInfo(QUOTA, WINDOW_MS / 1000));
+    await limiter.observe(other, rateInfo(QUOTA, WINDOW_MS / 1000));
+    const flow: Flow = { id: 'backlog', weight: 1 };
+    for (let i = 0; i < QUOTA; i++) await limiter.acquire(busy, undefined, flow);
+    const stop = new AbortController();
+    const waiting = Array.from({ length: 8 }, () => limiter.acquire(busy, stop.signal, flow).catch(() => 0));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const asked = performance.now();
+    await limiter.acquire(other, undefined, { id: 'elsewhere', weight: 1 });
+    const otherWaitMs = performance.now() - asked;
+    stop.abort();
+    await Promise.all(waiting);
+    // The busy token's next slot is about 2 s away; the other token's budget is its own.
+    expect(otherWaitMs).toBeLessThan(150);
+  }, 30_000);
 });
