@@ -1,5 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { Command } from 'commander';
@@ -215,18 +217,18 @@ describe('auth import', () => {
 });
 
 describe('the auth command', () => {
-  function cli(stdin = new PassThrough()) {
+  function cli(stdin = new PassThrough(), where: { cwd?: string; env?: Record<string, string> } = {}) {
     let out = '';
     let err = '';
     const logs = captureLogs();
-    const env = { RECEIVABLES_BASE_URL: sandbox.baseUrl, RECEIVABLES_TOKEN_KEY: TOKEN_KEY };
+    const env = { RECEIVABLES_BASE_URL: sandbox.baseUrl, RECEIVABLES_TOKEN_KEY: TOKEN_KEY, ...where.env };
     const program = new Command('receivables-sync')
       .option('-c, --config <file>')
       .exitOverride()
       .addCommand(
         authCommand({
           loadConfig: () => {
-            const loaded = loadConfig({ env, cwd: dir.dir });
+            const loaded = loadConfig({ env, cwd: where.cwd ?? dir.dir });
             return { ...loaded, secrets: { ...loaded.secrets, tokenKey: TOKEN_KEY } };
           },
           stdin,
@@ -290,5 +292,29 @@ describe('the auth command', () => {
 
   it('when `auth import` has no token at all, then it says where to put one', async () => {
     await expect(cli().run('import')).rejects.toThrow(/--refresh-token-stdin/);
+  });
+
+  it('when a connection of `connections:` imports its refresh token, then it is stored in its own file and shown by `auth status --connection`, not as the default connection', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'rs-auth-connection-'));
+    writeFileSync(
+      join(cwd, 'receivables-sync.yaml'),
+      `connections:\n  - { id: client-acme, baseUrl: ${sandbox.baseUrl}, refreshTokenEnv: ACME_REFRESH_TOKEN }\n`,
+    );
+    const issued = await sandbox.admin('POST', '/tokens', { withRefreshToken: true });
+    const where = { cwd, env: { ACME_REFRESH_TOKEN: issued.refreshToken } };
+    const imported = cli(new PassThrough(), where);
+    await imported.run('import', '--connection', 'client-acme');
+    expect(imported.out()).toContain('Imported.');
+    const status = cli(new PassThrough(), where);
+    await status.run('status', '--connection', 'client-acme');
+    expect(status.out()).toContain(join(cwd, 'data', 'credentials.client-acme.enc'));
+    await expect(cli(new PassThrough(), where).run('status')).rejects.toMatchObject({
+      exitCode: 1,
+      message: /no credentials stored at .*credentials\.enc/,
+    });
+    await expect(cli(new PassThrough(), where).run('status', '--connection', 'nope')).rejects.toThrow(
+      /no connection "nope" \(known: default, client-acme\)/,
+    );
+    rmSync(cwd, { recursive: true, force: true });
   });
 });
