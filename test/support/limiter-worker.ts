@@ -196,7 +196,7 @@ export function countSandboxRequests(deps: SandboxDeps): { counted: number[]; re
 }
 
 /** Largest number of `times` in any half-open interval of `spanMs`. */
-export function maxInAnySpan(times: number[], spanMs: number): number {
+export function maxInAnySpan(times: readonly number[], spanMs: number): number {
   const sorted = [...times].sort((a, b) => a - b);
   let max = 0;
   let from = 0;
