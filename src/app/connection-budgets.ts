@@ -98,6 +98,8 @@ export function watchConnections(props: {
   redis: Redis;
   prefix: string;
   logger: Logger;
+  /** How often the budgets are published (default 5 s). */
+  intervalMs?: number;
 }): { stop(): Promise<void> } {
   const { logger } = props;
   // Not awaited on stop: a check still waiting for an API must not hold the shutdown up.
@@ -113,6 +115,7 @@ export function watchConnections(props: {
     prefix: props.prefix,
     budgets: () => props.targets.budgets(),
     logger,
+    ...(props.intervalMs ? { intervalMs: props.intervalMs } : {}),
   });
   return {
     stop: () => publisher.stop(),

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readConnectionBudgets, watchConnections } from '../../../src/app/connection-budgets.js';
+import type { SourceConfig } from '../../../src/config/schema.js';
+import { AppError } from '../../../src/domain/errors.js';
+import { captureLogs } from '../api/auth-support.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/**
+ * The worker's watch of its connections (src/app/connection-budgets.ts): the check of every
+ * source's connection and organization at start, and the budgets told to the dashboard, over a
+ * real Redis.
+ */
+describe("the worker's watch of its connections", () => {
+  const redis = new Redis(REDIS_URL);
+  const prefix = `test-conn-watch-${randomUUID().slice(0, 8)}`;
+  const sources = [{ id: 'erp', type: 'csv', dropDir: '/tmp/x' }] as unknown as SourceConfig[];
+
+  afterAll(async () => {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('when a source organization is out of its token reach, then the start says so as an error, and the budgets of the connections are told to the dashboard', async () => {
+    const logs = captureLogs();
+    const watch = watchConnections({
+      targets: {
+        verify: async () => {
+          throw new AppError(
+            'ORGANIZATION_NOT_VISIBLE',
+            'source "erp": organization x is not among those the token sees',
+            {
+              kind: 'config',
+            },
+          );
+        },
+        budgets: () => [
+          { connectionId: 'default', budgetKey: 'at:0123456789abcdef', organizations: ['org-1'] },
+        ],
+      },
+      sources,
+      redis,
+      prefix,
+      logger: logs.log,
+      intervalMs: 50,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await watch.stop();
+    const checked = logs.entries().filter((e) => e.event === 'connections.check');
+    expect(checked).toHaveLength(1);
+    expect(checked[0]).toMatchObject({
+      level: 50,
+      msg: 'a source cannot sync until its configuration is fixed',
+    });
+    expect(String(checked[0]!.err)).toContain('not among those the token sees');
+    const told = await readConnectionBudgets(redis, prefix);
+    expect(told.get('default')).toMatchObject({ budgetKey: 'at:0123456789abcdef', organizations: ['org-1'] });
+    expect(await redis.pttl(`${prefix}:connections`)).toBeGreaterThan(0);
+  });
+
+  it('when the API cannot be reached at start, then it is a warning (the passes heal with the API), not an error', async () => {
+    const logs = captureLogs();
+    const watch = watchConnections({
+      targets: {
+        verify: async () => {
+          throw new AppError('NETWORK_ERROR', 'connect ECONNREFUSED', {
+            kind: 'infrastructure',
+            retryable: true,
+          });
+        },
+        budgets: () => [],
+      },
+      sources,
+      redis,
+      prefix,
+      logger: logs.log,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await watch.stop();
+    const checked = logs.entries().filter((e) => e.event === 'connections.check');
+    expect(checked).toEqual([
+      expect.objectContaining({ level: 40, msg: 'connections not checked at start' }),
+    ]);
+    expect(logs.entries().filter((e) => e.level >= 50)).toEqual([]);
+  });
+});
