@@ -105,6 +105,30 @@ describe('worker queues: deduplication, the source lock, retries', () => {
     expect(await queues.queue.getWaitingCount()).toBe(2);
   });
 
+  it('when a job is queued, then it carries the connection its source syncs through (bull-board shows it), and its deduplication stays per source', async () => {
+    const connected = new BullSyncQueues({
+      connection: connect(),
+      settings,
+      logger,
+      connectionOf: (id) => (id === 'other' ? 'client-acme' : 'default'),
+    });
+    await queues.queue.obliterate({ force: true });
+    const acme = await connected.enqueueSourceReconcile('other', { trigger: 'dashboard' });
+    const again = await connected.enqueueSourceReconcile('other', { trigger: 'dashboard' });
+    const own = await connected.enqueueFailureRetry('erp-csv');
+    expect(again).toEqual({ jobId: acme.jobId, deduplicated: true });
+    expect((await queues.queue.getJob(acme.jobId))?.data).toMatchObject({
+      sourceId: 'other',
+      connection: 'client-acme',
+    });
+    expect((await queues.queue.getJob(own.jobId))?.data).toMatchObject({
+      sourceId: 'erp-csv',
+      connection: 'default',
+    });
+    await connected.close();
+    await queues.queue.obliterate({ force: true });
+  });
+
   it('when two processes fire the same tick, then the tick is queued once', async () => {
     const tick = new Date('2030-01-01T00:00:00Z');
     const schedulers = [0, 1].map(
