@@ -165,8 +165,24 @@ export class ApiTargets {
   async verify(
     sources: readonly Pick<SourceConfig, 'id' | 'connection' | 'organizationId'>[],
   ): Promise<void> {
-    for (const id of new Set(sources.map(connectionIdOf))) await this.organizations(id);
-    for (const source of sources) await this.of(source);
+    const [first] = await this.check(sources);
+    if (first) throw first.error;
+  }
+
+  /** What `verify` finds, for every source: the ones that cannot sync, each with its error. */
+  async check(
+    sources: readonly Pick<SourceConfig, 'id' | 'connection' | 'organizationId'>[],
+  ): Promise<Array<{ sourceId: string; error: unknown }>> {
+    const problems: Array<{ sourceId: string; error: unknown }> = [];
+    for (const source of sources) {
+      try {
+        await this.organizations(connectionIdOf(source));
+        await this.of(source);
+      } catch (error) {
+        problems.push({ sourceId: source.id, error });
+      }
+    }
+    return problems;
   }
 
   /** The organizations the connection's token sees: one listing per process (retried after a failure). */

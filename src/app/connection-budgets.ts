@@ -93,7 +93,7 @@ export function startBudgetPublisher(props: {
  * passes, which heal with it), and each token's budget published for the dashboard.
  */
 export function watchConnections(props: {
-  targets: Pick<ApiTargets, 'verify' | 'budgets'>;
+  targets: Pick<ApiTargets, 'check' | 'budgets'>;
   sources: readonly SourceConfig[];
   redis: Redis;
   prefix: string;
@@ -103,13 +103,21 @@ export function watchConnections(props: {
 }): { stop(): Promise<void> } {
   const { logger } = props;
   // Not awaited on stop: a check still waiting for an API must not hold the shutdown up.
-  void props.targets.verify(props.sources).catch((error: unknown) => {
-    const config = error instanceof AppError && error.kind === 'config';
-    logger[config ? 'error' : 'warn'](
-      { event: 'connections.check', err: messageOf(error) },
-      config ? 'a source cannot sync until its configuration is fixed' : 'connections not checked at start',
-    );
-  });
+  void props.targets.check(props.sources).then(
+    (problems) => {
+      for (const { sourceId, error } of problems) {
+        const config = error instanceof AppError && error.kind === 'config';
+        logger[config ? 'error' : 'warn'](
+          { event: 'connections.check', sourceId, err: messageOf(error) },
+          config
+            ? 'a source cannot sync until its configuration is fixed'
+            : 'connections not checked at start',
+        );
+      }
+    },
+    (error: unknown) =>
+      logger.warn({ event: 'connections.check', err: messageOf(error) }, 'connections not checked at start'),
+  );
   const publisher = startBudgetPublisher({
     redis: props.redis,
     prefix: props.prefix,

@@ -24,19 +24,28 @@ describe("the worker's watch of its connections", () => {
     await redis.quit();
   });
 
-  it('when a source organization is out of its token reach, then the start says so as an error, and the budgets of the connections are told to the dashboard', async () => {
+  it('when sources cannot sync (an organization out of its token reach, an ambiguous one), then the start names each as an error, and the budgets of the connections are told to the dashboard', async () => {
     const logs = captureLogs();
     const watch = watchConnections({
       targets: {
-        verify: async () => {
-          throw new AppError(
-            'ORGANIZATION_NOT_VISIBLE',
-            'source "erp": organization x is not among those the token sees',
-            {
+        check: async () => [
+          {
+            sourceId: 'erp',
+            error: new AppError(
+              'ORGANIZATION_NOT_VISIBLE',
+              'organization x is not among those the token sees',
+              {
+                kind: 'config',
+              },
+            ),
+          },
+          {
+            sourceId: 'crm',
+            error: new AppError('ORGANIZATION_UNKNOWN', 'the token sees several organizations', {
               kind: 'config',
-            },
-          );
-        },
+            }),
+          },
+        ],
         budgets: () => [
           { connectionId: 'default', budgetKey: 'at:0123456789abcdef', organizations: ['org-1'] },
         ],
@@ -50,11 +59,11 @@ describe("the worker's watch of its connections", () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     await watch.stop();
     const checked = logs.entries().filter((e) => e.event === 'connections.check');
-    expect(checked).toHaveLength(1);
-    expect(checked[0]).toMatchObject({
-      level: 50,
-      msg: 'a source cannot sync until its configuration is fixed',
-    });
+    // Each source that cannot sync is named, not only the first.
+    expect(checked.map((e) => [e.level, e.sourceId, e.msg])).toEqual([
+      [50, 'erp', 'a source cannot sync until its configuration is fixed'],
+      [50, 'crm', 'a source cannot sync until its configuration is fixed'],
+    ]);
     expect(String(checked[0]!.err)).toContain('not among those the token sees');
     const told = await readConnectionBudgets(redis, prefix);
     expect(told.get('default')).toMatchObject({ budgetKey: 'at:0123456789abcdef', organizations: ['org-1'] });
@@ -65,12 +74,15 @@ describe("the worker's watch of its connections", () => {
     const logs = captureLogs();
     const watch = watchConnections({
       targets: {
-        verify: async () => {
-          throw new AppError('NETWORK_ERROR', 'connect ECONNREFUSED', {
-            kind: 'infrastructure',
-            retryable: true,
-          });
-        },
+        check: async () => [
+          {
+            sourceId: 'erp',
+            error: new AppError('NETWORK_ERROR', 'connect ECONNREFUSED', {
+              kind: 'infrastructure',
+              retryable: true,
+            }),
+          },
+        ],
         budgets: () => [],
       },
       sources,
