@@ -192,9 +192,12 @@ export async function openSyncRuntime(
     });
     closers.push(() => targets.close());
     // A source whose organization the configuration leaves out syncs into the only one its token
-    // sees: found now (one read per connection), so a refused token or a token seeing several
-    // organizations stops the start, as it always did. Named organizations cost no request here.
-    for (const source of config.sources) if (!targets.namesOrganization(source)) await targets.of(source);
+    // sees. With one connection, that is found now (one read), so a refused token or a token seeing
+    // several organizations stops the start, as it always did; with several, each source finds it
+    // in its own pass, so one connection's fault never stops the others'. Named organizations cost
+    // no request here.
+    if (connectionsUsedBy(loaded, config.sources).length === 1)
+      for (const source of config.sources) if (!targets.namesOrganization(source)) await targets.of(source);
     // Read live: a source's scope is set when its target is resolved, before its state is touched.
     const liveScopes: StateScopes = { of: (sourceId) => scopes.get(sourceId) ?? UNSTAMPED_SCOPE };
     const repos = syncStateRepos(state.database.db, liveScopes);
