@@ -10,6 +10,7 @@ import {
   apiConnections,
   connectionIdOf,
   connectionView,
+  credentialNamesOf,
   DEFAULT_CONNECTION,
 } from '../config/connections.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -107,6 +108,7 @@ export class ApiTargets {
           // API limiter's: deployments sharing a Redis and a token share them.
           ...(redis ? { redis } : {}),
           credentialsPath: credentialsPathOf(view.config, connectionId),
+          connection: credentialNamesOf(connection),
           // Only the token endpoint's calls go through it: their answers may say when the refresh token expires.
           fetch: alerting.tokenFetch(this.#props.fetch),
         }),

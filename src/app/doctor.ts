@@ -5,8 +5,10 @@ import { apiBaseOf, discover } from '../api/auth/discovery.js';
 import { createTokenProvider, credentialsPathOf } from '../api/auth/token-provider-factory.js';
 import {
   connectionIdOf,
+  connectionOf,
   connectionsUsedBy,
   connectionView,
+  credentialNamesOf,
   DEFAULT_CONNECTION,
 } from '../config/connections.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -242,13 +244,16 @@ async function tokenChecks(
       log: createLogger({ level: 'silent' }),
       fetch: fetchImpl,
       credentialsPath: credentialsPathOf(config, connectionId),
+      connection: credentialNamesOf(connectionOf(loaded, connectionId)),
     });
     token = await provider.getAccessToken();
   } catch (error) {
     return [
       fail(
         'token',
-        `no usable credentials: ${messageOf(error)}; set RECEIVABLES_ACCESS_TOKEN or RECEIVABLES_REFRESH_TOKEN, or run \`auth login\``,
+        connectionId === DEFAULT_CONNECTION
+          ? `no usable credentials: ${messageOf(error)}; set RECEIVABLES_ACCESS_TOKEN or RECEIVABLES_REFRESH_TOKEN, or run \`auth login\``
+          : `no usable credentials: ${messageOf(error)}`,
       ),
     ];
   }

@@ -185,7 +185,7 @@ export function authCommand(overrides: Partial<AuthCommandDeps> = {}): Command {
         deps.stdout.write(`${env.accessToken} is set: it is used as is, before anything stored.\n`);
       if (!stored)
         throw new CliError(
-          `no credentials stored at ${components.store.location}: run \`receivables-sync auth login\``,
+          `no credentials stored at ${components.store.location}: run \`receivables-sync auth login${flags.connection ? ` --connection ${flags.connection}` : ''}\``,
         );
       if (!flags.json) deps.stdout.write(`${describe(stored, components)}\n`);
     });

@@ -19,6 +19,16 @@ export interface ApiConnection {
   credentialEnv: { accessToken: string; refreshToken: string };
 }
 
+/** What the token provider needs to name a connection's credentials in its errors (none for the default). */
+export const credentialNamesOf = (connection: ApiConnection) =>
+  connection.id === DEFAULT_CONNECTION
+    ? undefined
+    : {
+        id: connection.id,
+        accessTokenEnv: connection.credentialEnv.accessToken,
+        refreshTokenEnv: connection.credentialEnv.refreshToken,
+      };
+
 /** The connection a source syncs through (`connection:`, else the default one). */
 export const connectionIdOf = (source: Pick<SourceConfig, 'connection'>): string =>
   source.connection ?? DEFAULT_CONNECTION;
@@ -71,8 +81,8 @@ function fromEntry(
       tokenKey: secrets.tokenKey,
     },
     credentialEnv: {
-      accessToken: entry.accessTokenEnv ?? `(connections.${entry.id}.accessTokenEnv)`,
-      refreshToken: entry.refreshTokenEnv ?? `(connections.${entry.id}.refreshTokenEnv)`,
+      accessToken: entry.accessTokenEnv ?? `a variable named by connections.${entry.id}.accessTokenEnv`,
+      refreshToken: entry.refreshTokenEnv ?? `a variable named by connections.${entry.id}.refreshTokenEnv`,
     },
   };
 }

@@ -28,6 +28,13 @@ export interface RefreshingTokenProviderProps {
   /** ...but never more than this ahead of expiry. Default 60 s. */
   maxRefreshAheadMs?: number;
   bootstrap?: RefreshTokenBootstrap;
+  /**
+   * What to say when nothing is stored and there is no refresh token to start from (default: log
+   * in); a connection of `connections:` names its variables and `--connection`.
+   */
+  missing?: { reason: string; fix: string } | undefined;
+  /** The variable the bootstrap refresh token came from (default RECEIVABLES_REFRESH_TOKEN), for logs. */
+  bootstrapEnv?: string | undefined;
 }
 
 type Reason = 'expiring' | 'rejected' | 'bootstrap';
@@ -56,6 +63,8 @@ export class RefreshingTokenProvider implements TokenProvider {
   readonly #ratio: number;
   readonly #maxAheadMs: number;
   readonly #bootstrap: RefreshTokenBootstrap | undefined;
+  readonly #missing: RefreshingTokenProviderProps['missing'];
+  readonly #bootstrapEnv: string;
   #cached: StoredCredentials | null = null;
   #inflight: Promise<StoredCredentials> | undefined;
   /** The token produced by the last refresh that a 401 forced: a 401 on it too is not retried. */
@@ -70,6 +79,8 @@ export class RefreshingTokenProvider implements TokenProvider {
     this.#ratio = props.refreshAheadRatio ?? 0.2;
     this.#maxAheadMs = props.maxRefreshAheadMs ?? 60_000;
     this.#bootstrap = props.bootstrap;
+    this.#missing = props.missing;
+    this.#bootstrapEnv = props.bootstrapEnv ?? 'RECEIVABLES_REFRESH_TOKEN';
   }
 
   async getAccessToken(): Promise<string> {
@@ -166,11 +177,16 @@ export class RefreshingTokenProvider implements TokenProvider {
   }
 
   async #bootstrapCredentials(): Promise<StoredCredentials> {
-    if (!this.#bootstrap) throw new LoginRequiredError('No credentials are stored');
+    if (!this.#bootstrap) {
+      const missing = this.#missing;
+      throw missing
+        ? new LoginRequiredError(missing.reason, missing.fix)
+        : new LoginRequiredError('No credentials are stored');
+    }
     const where = await this.#bootstrap.describe();
     this.#log?.info(
       { issuer: where.issuer, clientId: where.clientId },
-      'using the refresh token from RECEIVABLES_REFRESH_TOKEN',
+      `using the refresh token from ${this.#bootstrapEnv}`,
     );
     return {
       ...where,

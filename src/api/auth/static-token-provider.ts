@@ -16,8 +16,12 @@ export const budgetKeyOf = (token: string) =>
 export class StaticTokenProvider implements TokenProvider {
   readonly #token: string;
 
-  constructor(props: { accessToken: string }) {
-    if (props.accessToken.trim() === '') throw new LoginRequiredError('RECEIVABLES_ACCESS_TOKEN is empty');
+  readonly #envName: string;
+
+  /** @param props.envName the variable it came from (default RECEIVABLES_ACCESS_TOKEN), for messages. */
+  constructor(props: { accessToken: string; envName?: string | undefined }) {
+    this.#envName = props.envName ?? 'RECEIVABLES_ACCESS_TOKEN';
+    if (props.accessToken.trim() === '') throw new LoginRequiredError(`${this.#envName} is empty`);
     this.#token = props.accessToken.trim();
   }
 
@@ -27,8 +31,8 @@ export class StaticTokenProvider implements TokenProvider {
 
   async invalidate(_token: string): Promise<string> {
     throw new LoginRequiredError(
-      'The API refused the access token given in RECEIVABLES_ACCESS_TOKEN',
-      'Fix or unset RECEIVABLES_ACCESS_TOKEN: while it is set, it is used before any stored login.',
+      `The API refused the access token given in ${this.#envName}`,
+      `Fix or unset ${this.#envName}: while it is set, it is used before any stored login.`,
     );
   }
 

@@ -38,6 +38,11 @@ export interface AuthSetup {
   redisPrefix?: string;
   /** Default `${state.dataDir}/credentials.enc`. */
   credentialsPath?: string;
+  /**
+   * A connection of `connections:` (default: the `api:` keys'): its id and the variables its
+   * credentials come from, so errors name them and `--connection`.
+   */
+  connection?: { id: string; accessTokenEnv: string; refreshTokenEnv: string } | undefined;
 }
 
 /** The pieces of auth, for the CLI's `auth` commands and for the token provider. */
@@ -91,7 +96,12 @@ export function createAuthComponents(setup: AuthSetup): AuthComponents {
  * first use and persisted (rotated tokens go to the store, the env value is never sent again).
  */
 export function createTokenProvider(setup: AuthSetup): TokenProvider {
-  if (setup.secrets.accessToken) return new StaticTokenProvider({ accessToken: setup.secrets.accessToken });
+  const named = setup.connection;
+  if (setup.secrets.accessToken)
+    return new StaticTokenProvider({
+      accessToken: setup.secrets.accessToken,
+      envName: named?.accessTokenEnv,
+    });
   const log = setup.log.child({ component: 'auth' });
   const { store, lock, tokenEndpoint } = createAuthComponents({ ...setup, log });
   const refreshToken = setup.secrets.refreshToken;
@@ -101,6 +111,15 @@ export function createTokenProvider(setup: AuthSetup): TokenProvider {
     lock,
     tokenEndpoint,
     log,
+    ...(named
+      ? {
+          bootstrapEnv: named.refreshTokenEnv,
+          missing: {
+            reason: `No credentials are stored for connection "${named.id}", and neither ${named.accessTokenEnv} nor ${named.refreshTokenEnv} is set`,
+            fix: `Set one of them, or run \`receivables-sync auth login --connection ${named.id}\` (or \`auth import --connection ${named.id}\`).`,
+          },
+        }
+      : {}),
     ...(setup.clock ? { clock: setup.clock } : {}),
     ...(refreshToken
       ? {

@@ -200,4 +200,51 @@ describe('connections: several organizations and tokens in one deployment', () =
     }
     expect([...second.deps.store.accounts.values()].some((a) => a.source?.sourceId === 'L-C0')).toBe(false);
   });
+
+  it("when a connection's token variable is unset or its token refused, then the errors name that connection and its variable, never the default connection's", async () => {
+    const file = join(dir, 'ghost.yaml');
+    writeFileSync(
+      file,
+      [
+        `state: { dataDir: ${join(dir, 'ghost-data')} }`,
+        'connections:',
+        `  - { id: ghost, baseUrl: ${first.baseUrl}, accessTokenEnv: GHOST_TOKEN }`,
+        'sources:',
+        `  - { id: haunted, type: csv, dropDir: ${join(dir, 'haunted')}, stableSeconds: 0, connection: ghost, organizationId: ${first.organizationId} }`,
+      ].join('\n'),
+    );
+    drop('haunted', 'G', 1);
+    const load = (env: Record<string, string>) =>
+      loadConfig({
+        file,
+        env: {
+          DATABASE_URL: TEST_DATABASE_URL,
+          DATABASE_SCHEMA: schema,
+          RECEIVABLES_TOKEN_KEY: 'k'.repeat(32),
+          ...env,
+        },
+      });
+    const unset = await openSyncRuntime(load({}), silent);
+    try {
+      const attempt = syncServiceOf(unset, unset.loaded.config.sources).syncSource('haunted');
+      await expect(attempt).rejects.toMatchObject({ code: 'LOGIN_REQUIRED' });
+      await expect(attempt).rejects.toThrow(/connection "ghost".*GHOST_TOKEN.*auth login --connection ghost/);
+      await expect(attempt).rejects.not.toThrow(/RECEIVABLES_/);
+    } finally {
+      await unset.close();
+    }
+    const [doctorToken] = (await runDoctor(load({}))).filter((c) => c.name === 'token (ghost)');
+    expect(doctorToken).toMatchObject({ status: 'fail' });
+    expect(doctorToken?.detail).toContain('GHOST_TOKEN');
+    expect(doctorToken?.detail).not.toContain('RECEIVABLES_');
+
+    const refused = await openSyncRuntime(load({ GHOST_TOKEN: 'not-a-token' }), silent);
+    try {
+      await expect(
+        syncServiceOf(refused, refused.loaded.config.sources).syncSource('haunted'),
+      ).rejects.toThrow(/refused the access token given in GHOST_TOKEN.*Fix or unset GHOST_TOKEN/);
+    } finally {
+      await refused.close();
+    }
+  });
 });
