@@ -53,31 +53,53 @@ export class ClientSyncApi implements SyncApi {
   async findAccountsBySourceIds(sourceIds: readonly string[]): Promise<RemoteAccount[]> {
     if (sourceIds.length === 0) return [];
     const filters = accountFilters().where('source', 'isAnyOf', sourceIds);
-    const found: RemoteAccount[] = [];
-    for await (const account of this.client.accounts.list({
-      organizationId: this.organizationId,
-      filters,
-      first: 100,
-    })) {
-      found.push(toRemoteAccount(account));
-    }
-    return found;
+    return this.#inOrganization(async () => {
+      const found: RemoteAccount[] = [];
+      for await (const account of this.client.accounts.list({
+        organizationId: this.organizationId,
+        filters,
+        first: 100,
+      })) {
+        found.push(toRemoteAccount(account));
+      }
+      return found;
+    });
   }
 
   async listLinkedAccounts(): Promise<RemoteAccount[]> {
-    const found: RemoteAccount[] = [];
-    for await (const account of this.client.accounts.list({
-      organizationId: this.organizationId,
-      filters: accountFilters().where('source', 'isNotEmpty'),
-      first: 100,
-    })) {
-      found.push(toRemoteAccount(account));
-    }
-    return found;
+    return this.#inOrganization(async () => {
+      const found: RemoteAccount[] = [];
+      for await (const account of this.client.accounts.list({
+        organizationId: this.organizationId,
+        filters: accountFilters().where('source', 'isNotEmpty'),
+        first: 100,
+      })) {
+        found.push(toRemoteAccount(account));
+      }
+      return found;
+    });
   }
 
   async createAccount(body: Parameters<SyncApi['createAccount']>[0], write: Write): Promise<RemoteAccount> {
-    return toRemoteAccount(await this.client.accounts.create(body, write));
+    return this.#inOrganization(async () => toRemoteAccount(await this.client.accounts.create(body, write)));
+  }
+
+  /**
+   * A call whose only resource is the organization (an account's creation, the account lists, the
+   * tags): a 404 can only mean the token does not see it, which no row can fix: the pass stops on a
+   * configuration error instead of failing each row on it (and spending the budget row by row).
+   */
+  async #inOrganization<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof ApiResponseError) || error.status !== 404) throw error;
+      throw new AppError(
+        'ORGANIZATION_NOT_VISIBLE',
+        `organization ${this.organizationId} is not among those the token sees (${error.method} ${error.path} answered 404): fix the source's organizationId, or use a token of that organization (\`doctor\` lists what the token sees)`,
+        { kind: 'config', status: 404, cause: error },
+      );
+    }
   }
 
   async updateAccount(
@@ -105,14 +127,14 @@ export class ClientSyncApi implements SyncApi {
   }
 
   async listTags() {
-    return (await this.client.organizations.tags(this.organizationId)).map((t) => ({
-      id: t.id,
-      name: String(t.name),
-    }));
+    const tags = await this.#inOrganization(() => this.client.organizations.tags(this.organizationId));
+    return tags.map((t) => ({ id: t.id, name: String(t.name) }));
   }
 
   async createTag(name: string, write: Write) {
-    const tag = await this.client.organizations.createTag(this.organizationId, { name }, write);
+    const tag = await this.#inOrganization(() =>
+      this.client.organizations.createTag(this.organizationId, { name }, write),
+    );
     return { id: tag.id, name: String(tag.name) };
   }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -185,7 +185,27 @@ describe('connections: several organizations and tokens in one deployment', () =
     expect(byName.get('organization (second-api)')).toMatchObject({ status: 'fail' });
     expect(byName.get('organization (second-api)')?.detail).toContain(stranger);
 
-    drop('lost', 'L', 1);
+    drop('lost', 'L', 40);
+    // Without a check first (a pass that has rows to send): the first call answered 404 stops the
+    // pass on the organization, instead of failing each of the 40 rows on it.
+    const unchecked = await open(extra);
+    try {
+      const before = calls.length;
+      await expect(
+        syncServiceOf(unchecked, unchecked.loaded.config.sources).syncSource('lost'),
+      ).rejects.toMatchObject({
+        code: 'ORGANIZATION_NOT_VISIBLE',
+        kind: 'config',
+      });
+      expect(calls.length - before).toBeLessThanOrEqual(3);
+      expect(
+        readdirSync(join(dir, 'lost'))
+          .filter((f) => f.endsWith('.csv'))
+          .sort(),
+      ).toEqual(['accounts.csv', 'invoices.csv']);
+    } finally {
+      await unchecked.close();
+    }
     const runtime = await open(extra);
     try {
       await expect(checkAccess(runtime, runtime.loaded.config.sources)).rejects.toMatchObject({
