@@ -14,6 +14,7 @@ import { createLogger } from '../logging/logger.js';
 import { createSourceFactory } from '../sources/create-source.js';
 import { migrateToLatest, openStateDatabase, type StateDatabase } from '../state/database.js';
 import { DropFilesRepository } from '../state/drop-files.js';
+import { StateDbInUseError } from '../state/embedded-lock.js';
 import { type SyncStateRepos, syncStateRepos } from '../state/repositories.js';
 import { RunLogsRepository } from '../state/run-logs.js';
 import { adoptUnstampedState, type StateScope, type StateScopes, UNSTAMPED_SCOPE } from '../state/scopes.js';
@@ -63,6 +64,8 @@ export async function openStateRuntime(loaded: LoadedConfig, given?: Logger): Pr
         ),
     });
   } catch (error) {
+    // Held by another process (embedded DB): its own message says what to do, it is not an outage.
+    if (error instanceof StateDbInUseError) throw error;
     throw new AppError('STATE_DB_UNAVAILABLE', `cannot open the state DB: ${messageOf(error)}`, {
       kind: 'infrastructure',
       retryable: true,

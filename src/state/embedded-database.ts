@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import v8 from 'node:v8';
 import { Kysely, PGliteDialect } from 'kysely';
 import type { StateDb } from './database.js';
+import { lockEmbeddedFolder } from './embedded-lock.js';
 import { extractTemplate } from './embedded-template.js';
 import type { StateSchema } from './schema.js';
 
@@ -51,10 +52,39 @@ export interface OpenEmbeddedProps {
  * extracted from the template when there is one; should PGlite not start from it (a PGlite whose
  * Postgres changed its on-disk format), the folder is made again by `initdb`, as without one.
  * PGlite is loaded only here, so a process on Postgres never loads its 15 MB of WASM.
+ *
+ * PGlite serves one process: the folder is locked (`<dataDir>/state-db.lock`) before anything in it
+ * is read or made, until `close()`; a second process (or a second open in this one) gets
+ * `STATE_DB_IN_USE` (see `lockEmbeddedFolder`).
  */
 export async function openEmbeddedDatabase(props: OpenEmbeddedProps): Promise<EmbeddedDatabase> {
   const folder = join(props.dataDir, 'state-db');
   mkdirSync(props.dataDir, { recursive: true });
+  const lock = await lockEmbeddedFolder(props.dataDir);
+  try {
+    const { db, origin } = await openLocked(folder, props.template);
+    return {
+      db,
+      origin,
+      close: async () => {
+        try {
+          await db.destroy();
+        } finally {
+          await lock.release();
+        }
+      },
+    };
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+/** Opens (and creates when needed) the PGlite folder; the caller holds its lock. */
+async function openLocked(
+  folder: string,
+  template: string | null | undefined,
+): Promise<{ db: StateDb; origin: EmbeddedOrigin }> {
   keepWasmOnBaselineTier();
   const { PGlite } = await import('@electric-sql/pglite');
   const options = {
@@ -64,8 +94,8 @@ export async function openEmbeddedDatabase(props: OpenEmbeddedProps): Promise<Em
   if (!existsSync(join(folder, 'PG_VERSION'))) {
     // An empty folder (made by hand, or left by a version that made it first) is as good as none.
     if (existsSync(folder) && readdirSync(folder).length === 0) rmSync(folder, { recursive: true });
-    const fresh = !existsSync(folder) && props.template !== null;
-    origin = fresh && tryTemplate(folder, props.template ?? undefined) ? 'template' : 'initdb';
+    const fresh = !existsSync(folder) && template !== null;
+    origin = fresh && tryTemplate(folder, template ?? undefined) ? 'template' : 'initdb';
   }
   let pglite: InstanceType<typeof PGlite>;
   try {
@@ -76,8 +106,7 @@ export async function openEmbeddedDatabase(props: OpenEmbeddedProps): Promise<Em
     origin = 'initdb';
     pglite = await PGlite.create(folder, options);
   }
-  const db = new Kysely<StateSchema>({ dialect: new PGliteDialect({ pglite }) });
-  return { db, origin, close: () => db.destroy() };
+  return { db: new Kysely<StateSchema>({ dialect: new PGliteDialect({ pglite }) }), origin };
 }
 
 /** Extracts the template; a damaged one (cut short, not brotli, not tar) is as good as none. */

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { link, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../domain/clock.js';
+import { createWhole, holderIsDeadHere, holderOf } from '../../domain/holder-file.js';
 
 /** How often a process touches the leases of the files it holds. */
 export const LEASE_HEARTBEAT_MS = 30_000;
@@ -83,60 +83,5 @@ export class ClaimLeases {
       if (errnoOf(error) === 'ENOENT') return true;
       throw error;
     }
-  }
-}
-
-/**
- * Creates `path` holding `content`, or returns false when it exists. The content is written under a
- * temporary name first and linked into place (link() fails when the target exists): a lease is
- * never seen empty, even when its process is killed between creating and writing it. A file system
- * without hard links falls back to an exclusive create (`wx`).
- */
-async function createWhole(path: string, content: string): Promise<boolean> {
-  const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(temporary, content, { flag: 'wx' });
-    await link(temporary, path);
-    return true;
-  } catch (error) {
-    const code = errnoOf(error);
-    if (code === 'EEXIST') return false;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
-  } finally {
-    await rm(temporary, { force: true });
-  }
-  try {
-    await writeFile(path, content, { flag: 'wx' });
-    return true;
-  } catch (error) {
-    if (errnoOf(error) === 'EEXIST') return false;
-    throw error;
-  }
-}
-
-interface LeaseHolder {
-  pid?: unknown;
-  host?: unknown;
-}
-
-/** Who a lease says holds it, or null when it says nothing readable. */
-function holderOf(text: string): LeaseHolder | null {
-  try {
-    const holder = JSON.parse(text) as unknown;
-    return holder !== null && typeof holder === 'object' ? (holder as LeaseHolder) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The lease names a process of this host, and signal 0 says it is gone. */
-function holderIsDeadHere(holder: LeaseHolder): boolean {
-  if (holder.host !== hostname() || typeof holder.pid !== 'number' || holder.pid === process.pid)
-    return false;
-  try {
-    process.kill(holder.pid, 0);
-    return false;
-  } catch (error) {
-    return errnoOf(error) === 'ESRCH';
   }
 }
