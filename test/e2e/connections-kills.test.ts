@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli } from '../support/cli.js';
+import { runCli } from '../support/cli.js';
 import { ACCOUNT_HEADER, dropCsv, INVOICE_HEADER, range } from '../support/drop-data.js';
+import { killRounds, seededRandom } from '../support/kill-rounds.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
 import { apiEnvOf, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { lastJsonLine } from '../support/sync-env.js';
@@ -20,18 +19,6 @@ const KILLS = Number(process.env.KILLS_PER_MEANING ?? 7);
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
 const ACCOUNTS = 10;
 const INVOICES = 16;
-
-/** mulberry32, as in sync-kills.test.ts: a failing run replays with its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('sync --once over two organizations and two tokens, killed at random moments', () => {
   const schema = uniqueSchema('connkills');
@@ -101,30 +88,18 @@ describe('sync --once over two organizations and two tokens, killed at random mo
   };
 
   it(`when killed ${KILLS} times (seed ${SEED}), then the last pass leaves each source's records once in its own organization`, async () => {
-    const next = random(SEED);
     let version = 1;
     dropAll(version);
     await sandbox.admin('PUT', '/faults', { latencyMs: 15 });
-    let killed = 0;
-    let rounds = 0;
-    for (; killed < KILLS && rounds < KILLS * 4; rounds++) {
-      const child = spawn(process.execPath, [BIN, '--config', file, 'sync', '--once'], {
-        env: { ...process.env, ...env() },
-        stdio: 'ignore',
-      });
-      const exited = once(child, 'exit');
-      const delayMs = 100 + Math.floor(next() * 1_400);
-      const outcome = await Promise.race([
-        exited.then(() => 'exited' as const),
-        new Promise<'due'>((resolve) => setTimeout(() => resolve('due'), delayMs)),
-      ]);
-      if (outcome === 'due') {
-        child.kill('SIGKILL');
-        killed++;
-      }
-      await exited;
-      if (outcome === 'exited') dropAll(++version);
-    }
+    const { killed, rounds } = await killRounds({
+      args: ['--config', file, 'sync', '--once'],
+      env: env(),
+      kills: KILLS,
+      next: seededRandom(SEED),
+      minMs: 100,
+      spreadMs: 1_400,
+      onFinished: () => dropAll(++version),
+    });
     console.info(
       `connections: ${killed} kills landed in ${rounds} runs, ${version} data version(s), seed ${SEED}`,
     );

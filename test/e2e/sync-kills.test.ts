@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxCompat } from '../../src/sandbox/options.js';
-import { BIN, runCli } from '../support/cli.js';
+import { runCli } from '../support/cli.js';
 import {
   ACCOUNT_HEADER,
   accountRow,
@@ -13,6 +11,7 @@ import {
   invoiceRow,
   range,
 } from '../support/drop-data.js';
+import { killRounds, seededRandom } from '../support/kill-rounds.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { lastJsonLine, openFailuresOf, type SyncEnv, syncEnv } from '../support/sync-env.js';
 
@@ -34,18 +33,6 @@ const INVOICES = 60;
 const CREDIT_NOTES = 12;
 const tagsOf = (i: number) => (i % 3 === 0 ? 'VIP|north' : i % 3 === 1 ? 'north' : '');
 const paidOf = (i: number) => (i % 4 === 0 ? '10.00' : '');
-
-/** mulberry32: a small seeded generator, so a failing run can be replayed with its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Drops the whole data set. Each version changes every account's city (an update of each) and
@@ -106,34 +93,23 @@ describe.each<SandboxCompat['accountSourceFilter']>(['sourceId', 'connectionId',
     });
 
     it(`when killed ${KILLS} times (seed ${SEED}), then the last pass leaves every record once, complete, and no failure`, async () => {
-      const next = random(SEED + meaning.length);
+      const next = seededRandom(SEED + meaning.length);
       let version = 1;
       dropAll(env, version);
       // Slow enough that a pass takes a second or two: the kills land all along it.
       await sandbox.admin('PUT', '/faults', { latencyMs: 25 });
-      let killed = 0;
-      let rounds = 0;
-      // Until KILLS kills landed in a running process (a pass may finish before its kill is due).
-      for (; killed < KILLS && rounds < KILLS * 4; rounds++) {
-        const child = spawn(process.execPath, [BIN, '--config', env.configFile, 'sync', '--once'], {
-          env: { ...process.env, ...env.env },
-          stdio: 'ignore',
-        });
-        const exited = once(child, 'exit');
-        // From the process start (config, state DB, discovery) to well into the pass.
-        const delayMs = 100 + Math.floor(next() * 1_100);
-        const outcome = await Promise.race([
-          exited.then(() => 'exited' as const),
-          new Promise<'due'>((resolve) => setTimeout(() => resolve('due'), delayMs)),
-        ]);
-        if (outcome === 'due') {
-          child.kill('SIGKILL');
-          killed++;
-        }
-        await exited;
-        // A pass that finished before its kill left nothing to do: a new version of the data.
-        if (outcome === 'exited') dropAll(env, ++version);
-      }
+      // Until KILLS kills landed in a running process (a pass may finish before its kill is due),
+      // from the process start (config, state DB, discovery) to well into the pass; a pass that
+      // finished before its kill left nothing to do: a new version of the data.
+      const { killed, rounds } = await killRounds({
+        args: ['--config', env.configFile, 'sync', '--once'],
+        env: env.env,
+        kills: KILLS,
+        next,
+        minMs: 100,
+        spreadMs: 1_100,
+        onFinished: () => dropAll(env, ++version),
+      });
       // Figures for docs/reliability.md: how many kills landed in a running process.
       console.info(
         `${meaning}: ${killed} kills landed in ${rounds} runs, ${version} data version(s), seed ${SEED}`,

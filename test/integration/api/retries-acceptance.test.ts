@@ -1,20 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect } from '../../../src/api/pagination.js';
 import { timerSleep } from '../../../src/api/rate-limit/sleep.js';
+import { seededRandom as seeded } from '../../support/kill-rounds.js';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
 import { address, clientFor, invoiceInput } from './client-support.js';
-
-/** A small seeded PRNG (mulberry32) so the sandbox's fault draws are reproducible. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const N = 200;
 
