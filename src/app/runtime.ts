@@ -51,7 +51,12 @@ export interface SyncRuntime extends StateRuntime {
  * `log.format`, or `given`) also feeds the run log: the lines of each pass kept in the state DB
  * for its page on the dashboard (see `runLogging`).
  */
-export async function openStateRuntime(loaded: LoadedConfig, given?: Logger): Promise<StateRuntime> {
+export async function openStateRuntime(
+  loaded: LoadedConfig,
+  given?: Logger,
+  /** Each source's scope of the state DB (the sync runtime's, filled as targets resolve); default: `recordedScopes`. */
+  known?: StateScopes,
+): Promise<StateRuntime> {
   const { logger, runLog } = runLogging(loaded, given);
   let database: StateDatabase;
   try {
@@ -75,10 +80,12 @@ export async function openStateRuntime(loaded: LoadedConfig, given?: Logger): Pr
   const { db } = database;
   runLog.attach(new RunLogsRepository(db));
   // Each source read in the scope its configuration or last run says (none yet: the unstamped one).
-  const scopes = await recordedScopes(db, loaded).catch(async (error: unknown) => {
-    await database.close();
-    throw error;
-  });
+  const scopes =
+    known ??
+    (await recordedScopes(db, loaded).catch(async (error: unknown) => {
+      await database.close();
+      throw error;
+    }));
   return {
     loaded,
     logger,
@@ -125,7 +132,8 @@ export async function openSyncRuntime(
   const { config } = loaded;
   // A source's connection without an API (the default one without RECEIVABLES_BASE_URL) is found
   // before anything opens.
-  for (const connection of connectionsUsedBy(loaded, config.sources)) {
+  const used = connectionsUsedBy(loaded, config.sources);
+  for (const connection of used) {
     if (!connection.api.baseUrl) {
       throw new AppError(
         'API_BASE_URL_MISSING',
@@ -138,7 +146,11 @@ export async function openSyncRuntime(
   const alertTargets = resolveAlertTargets(config.alerts, loaded.env);
   // Not `options.fetch`: a `--trace-http` file must never hold a webhook URL.
   const alertsBase = { config, targets: alertTargets };
-  const state = await openStateRuntime(loaded, logger).catch(async (error: unknown) => {
+  // Each source's scope (connection, organization) keys its state once its target is resolved
+  // (`targets.of`, before any state of the source is touched): read live by the repositories.
+  const scopes = new Map<string, StateScope>();
+  const liveScopes: StateScopes = { of: (sourceId) => scopes.get(sourceId) ?? UNSTAMPED_SCOPE };
+  const state = await openStateRuntime(loaded, logger, liveScopes).catch(async (error: unknown) => {
     await tellStartFailed({
       ...alertsBase,
       logger: logger ?? createLogger({ level: 'warn' }),
@@ -173,8 +185,6 @@ export async function openSyncRuntime(
     closers.push(() => alerting.close());
     const limiter = createRateLimiter({ redis, logger: state.logger });
     closers.push(() => limiter.close());
-    // Each source's scope (connection, organization) keys its state once its target is resolved.
-    const scopes = new Map<string, StateScope>();
     const targets = new ApiTargets({
       loaded,
       logger: state.logger,
@@ -199,12 +209,9 @@ export async function openSyncRuntime(
     // several organizations stops the start, as it always did; with several, each source finds it
     // in its own pass, so one connection's fault never stops the others'. Named organizations cost
     // no request here.
-    if (connectionsUsedBy(loaded, config.sources).length === 1)
+    if (used.length === 1)
       for (const source of config.sources) if (!targets.namesOrganization(source)) await targets.of(source);
-    // Read live: a source's scope is set when its target is resolved, before its state is touched.
-    const liveScopes: StateScopes = { of: (sourceId) => scopes.get(sourceId) ?? UNSTAMPED_SCOPE };
-    const repos = syncStateRepos(state.database.db, liveScopes);
-    return { ...state, repos, scopes: liveScopes, targets, limiter, redis, alerting, close };
+    return { ...state, scopes: liveScopes, targets, limiter, redis, alerting, close };
   } catch (error) {
     const restated = restatedForTerminal(error, config.api.baseUrl ?? '');
     // Both within the few seconds alerts may take (the throttle's Redis command is sent at once).
