@@ -12,6 +12,7 @@ import { replaySource } from '../../../src/sync/replay-source.js';
 import { runSync, type SourceSummary } from '../../../src/sync/run-sync.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
+import { account, creditNote, invoice } from '../../unit/sync/fakes.js';
 
 /**
  * What a first sync and a re-sync after a lost state DB cost, in HTTP requests to the sandbox, with
@@ -25,50 +26,13 @@ const SOURCE = 'erp';
 const range = (n: number, from = 1) => Array.from({ length: n }, (_, k) => k + from);
 
 /** A document's account: one of the first 20, whatever the size of the dataset (it is frozen). */
-const owner = (i: number) => `C-${((i - 1) % 20) + 1}`;
-
-const account = (i: number): SourceRecord => ({
-  kind: 'account',
-  sourceId: `C-${i}`,
-  fullName: `Customer ${i}`,
-  currencyCode: 'EUR',
-  billingAddress: { street: `${i} quai`, city: 'Nantes', postalCode: '44000', country: 'FR' },
-  tags: [],
-  updatedAt: null,
-});
-
-const invoice = (i: number): SourceRecord => ({
-  kind: 'invoice',
-  sourceId: `INV-${i}`,
-  accountSourceId: owner(i),
-  number: `F-${i}`,
-  issuedDate: { year: 2026, month: 1, day: 10 },
-  dueDate: { year: 2026, month: 2, day: 9 },
-  totalAmount: '120.00',
-  taxAmount: '20.00',
-  billingAddress: null,
-  file: null,
-  paidAmount: null,
-  updatedAt: null,
-});
-
-const creditNote = (i: number): SourceRecord => ({
-  kind: 'creditNote',
-  sourceId: `CN-${i}`,
-  accountSourceId: owner(i),
-  number: `A-${i}`,
-  issuedDate: { year: 2026, month: 1, day: 12 },
-  totalAmount: '12.00',
-  taxAmount: '2.00',
-  file: null,
-  updatedAt: null,
-});
+const owner = (i: number) => ((i - 1) % 20) + 1;
 
 /** `accounts` accounts (at least 20), twice as many invoices, half as many credit notes. */
 const dataset = (accounts: number): SourceRecord[] => [
-  ...range(accounts).map(account),
-  ...range(accounts * 2).map(invoice),
-  ...range(accounts / 2).map(creditNote),
+  ...range(accounts).map((i) => account(i)),
+  ...range(accounts * 2).map((i) => invoice(i, owner(i))),
+  ...range(accounts / 2).map((i) => creditNote(i, owner(i))),
 ];
 
 interface Counted {
@@ -179,11 +143,11 @@ describe.each<SandboxCompat['duplicateSourceStatus']>([400, 409, 422])(
 
     it('when the state DB is an older copy (restored), then the records synced since are adopted and the new ones created, each once', async () => {
       const older = await freshState();
-      await pass(older, dataset(20)); // C-1..20, INV-1..40, CN-1..10
+      await pass(older, dataset(20)); // A1..20, I1..40, C1..10
       // Another deployment, with a state DB of its own, synced more since.
-      await pass(await freshState(), dataset(40)); // up to C-40, INV-80, CN-20
+      await pass(await freshState(), dataset(40)); // up to A40, I80, C20
       // The older state DB comes back and syncs even more: known, adopted and new records mixed.
-      const restored = await pass(older, dataset(60)); // up to C-60, INV-120, CN-30
+      const restored = await pass(older, dataset(60)); // up to A60, I120, C30
       expect(restored.summary.failures).toEqual([]);
       expect(restored.summary.counts.accounts.created).toBe(20);
       expect(await stats()).toEqual({ accounts: 60, invoices: 120, creditNotes: 30 });
