@@ -6,11 +6,11 @@ import { createRateLimiter } from '../../../src/api/rate-limit/create-rate-limit
 import { ClientSyncApi } from '../../../src/app/sync-api.js';
 import type { SourceRecord } from '../../../src/domain/records.js';
 import type { SandboxCompat } from '../../../src/sandbox/options.js';
-import { openStateDatabase, type StateDatabase } from '../../../src/state/database.js';
+import type { StateDatabase } from '../../../src/state/database.js';
 import { syncStateRepos } from '../../../src/state/repositories.js';
 import { replaySource } from '../../../src/sync/replay-source.js';
 import { runSync, type SourceSummary } from '../../../src/sync/run-sync.js';
-import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
+import { openStateOfKind } from '../../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
 import { account, creditNote, invoice } from '../../unit/sync/fakes.js';
 
@@ -45,7 +45,7 @@ describe.each<SandboxCompat['duplicateSourceStatus']>([400, 409, 422])(
   'first sync and lost state DB, when the server answers a duplicate with %s',
   (duplicateSourceStatus) => {
     let sandbox: TestSandbox;
-    const opened: Array<{ state: StateDatabase; schema: string }> = [];
+    const opened: StateDatabase[] = [];
 
     beforeEach(async () => {
       sandbox = await startTestSandbox({
@@ -55,20 +55,12 @@ describe.each<SandboxCompat['duplicateSourceStatus']>([400, 409, 422])(
     });
     afterEach(async () => {
       await sandbox.close();
-      for (const { state, schema } of opened.splice(0)) {
-        await state.close();
-        await dropSchema(schema);
-      }
+      for (const state of opened.splice(0)) await state.close();
     });
 
     const freshState = async () => {
-      const schema = uniqueSchema('lookups');
-      const state = await openStateDatabase({
-        databaseUrl: TEST_DATABASE_URL,
-        dataDir: '/nonexistent',
-        schema,
-      });
-      opened.push({ state, schema });
+      const state = await openStateOfKind('postgres', 'lookups');
+      opened.push(state);
       return syncStateRepos(state.db);
     };
 

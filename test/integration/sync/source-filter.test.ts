@@ -6,11 +6,11 @@ import { createRateLimiter } from '../../../src/api/rate-limit/create-rate-limit
 import { ClientSyncApi } from '../../../src/app/sync-api.js';
 import type { AccountRecord, InvoiceRecord, SourceRecord } from '../../../src/domain/records.js';
 import type { SandboxCompat } from '../../../src/sandbox/options.js';
-import { openStateDatabase, type StateDatabase } from '../../../src/state/database.js';
+import type { StateDatabase } from '../../../src/state/database.js';
 import { syncStateRepos } from '../../../src/state/repositories.js';
 import { replaySource } from '../../../src/sync/replay-source.js';
 import { runSync } from '../../../src/sync/run-sync.js';
-import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
+import { openStateOfKind } from '../../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
 
 /**
@@ -54,27 +54,19 @@ describe.each<SandboxCompat['accountSourceFilter']>(['sourceId', 'connectionId',
   'a state DB lost after a sync, when the source filter compares %s',
   (meaning) => {
     let sandbox: TestSandbox;
-    const opened: Array<{ state: StateDatabase; schema: string }> = [];
+    const opened: StateDatabase[] = [];
 
     beforeEach(async () => {
       sandbox = await startTestSandbox({ compat: { accountSourceFilter: meaning } });
     });
     afterEach(async () => {
       await sandbox.close();
-      for (const { state, schema } of opened.splice(0)) {
-        await state.close();
-        await dropSchema(schema);
-      }
+      for (const state of opened.splice(0)) await state.close();
     });
 
     const freshState = async () => {
-      const schema = uniqueSchema('filter');
-      const state = await openStateDatabase({
-        databaseUrl: TEST_DATABASE_URL,
-        dataDir: '/nonexistent',
-        schema,
-      });
-      opened.push({ state, schema });
+      const state = await openStateOfKind('postgres', 'filter');
+      opened.push(state);
       return syncStateRepos(state.db);
     };
 
