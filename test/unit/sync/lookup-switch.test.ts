@@ -28,6 +28,16 @@ const logger = pino({ level: 'silent' });
 const range = (n: number, from = 1) => Array.from({ length: n }, (_, k) => k + from);
 const LOOKUPS = ['findAccountsBySourceIds', 'findDocumentsBySourceIds', 'listLinkedAccounts'];
 
+/** A refusal for the row's data (not a duplicate): the account's name is too long. */
+const tooLongName = () =>
+  new ApiResponseError({
+    status: 400,
+    method: 'POST',
+    path: '/accounts',
+    apiCode: 'VALIDATION_FAILED',
+    message: 'fullName: too long',
+  });
+
 function world() {
   const crash = new Crash();
   return {
@@ -157,13 +167,7 @@ describe('records the state DB does not know: create first, switch to lookups on
 
   it('when the first create is refused for its data, then the others go on at full concurrency', async () => {
     const w = world();
-    w.api.refuseNext = new ApiResponseError({
-      status: 400,
-      method: 'POST',
-      path: '/accounts',
-      apiCode: 'VALIDATION_FAILED',
-      message: 'fullName: too long',
-    });
+    w.api.refuseNext = tooLongName();
     const summary = await pass(
       w,
       range(20).map((i) => account(i)),
@@ -196,13 +200,7 @@ describe('records the state DB does not know: create first, switch to lookups on
 
   it('when a create is refused for its data (not a duplicate), then the pass goes on creating first', async () => {
     const w = world();
-    w.api.refuseNext = new ApiResponseError({
-      status: 400,
-      method: 'POST',
-      path: '/accounts',
-      apiCode: 'VALIDATION_FAILED',
-      message: 'fullName: too long',
-    });
+    w.api.refuseNext = tooLongName();
     const summary = await pass(
       w,
       range(5).map((i) => account(i)),
