@@ -3,15 +3,24 @@
  *
  * A `Map<string, number>` of a million ids costs over 100 MB of V8 heap and slows every garbage
  * collection; this exact hash set keeps the ids' UTF-8 bytes back to back in one growing buffer,
- * and a slot table, each id's hash, start and line in typed arrays: 12 bytes per id, 8 to 16 of
+ * and a slot table, each id's hash, start and line in typed arrays: 12 bytes per id, 12 to 24 of
  * slots, plus the id itself, outside the garbage-collected heap.
  *
  * A lookup hashes the string's characters as they are and compares bytes only when a stored hash
  * is the same (in practice, only for the id itself): a file of new ids costs one pass over each
  * id's characters and one copy of its bytes, and allocates nothing.
+ *
+ * What a new id costs is mostly one read of its slot far from the last one (a cache and TLB miss:
+ * the table of a million ids is megabytes). The slots it probes are read from a table of 16-bit tags
+ * (a part of each slot's hash), a third the size of one of entry numbers, and the entry number is
+ * only read when a tag matches; it is written beside, a store the CPU does not wait for. A million
+ * sequential ids, the index alone, 12 rounds: a median of 0.16–0.20 µs an id, against 0.23 when
+ * each probe read an entry number and then that entry's hash.
  */
 export class FirstSeenIndex {
-  /** Open addressing: entry number + 1, 0 when free. Kept at most half full. */
+  /** Open addressing, kept at most half full: per slot, 16 bits of its entry's hash (never 0), 0 when free. */
+  #tags: Uint16Array;
+  /** Per slot: the entry number it holds (read only when its tag matches). */
   #slots: Int32Array;
   /** Per entry: its hash, where its bytes start in the arena (they end where the next's start), its line. */
   #hashes: Uint32Array;
@@ -32,6 +41,7 @@ export class FirstSeenIndex {
     const entries = Math.min(MAX_PRESIZED, Math.max(MIN_ENTRIES, Math.ceil(expectedKeys)));
     let slots = MIN_ENTRIES * 2;
     while (slots < entries * 2) slots *= 2;
+    this.#tags = new Uint16Array(slots);
     this.#slots = new Int32Array(slots);
     this.#hashes = new Uint32Array(entries);
     this.#starts = new Uint32Array(entries);
@@ -51,7 +61,7 @@ export class FirstSeenIndex {
     const hash = hashString(key);
     const found = this.#find(key, hash);
     if (found > 0) return this.#lines[found - 1];
-    this.#add(key, hash, line, -found);
+    this.#add(key, hash, line, -found - 1);
     return undefined;
   }
 
@@ -60,16 +70,20 @@ export class FirstSeenIndex {
     return this.#find(key, hashString(key)) > 0;
   }
 
-  /** The entry number + 1 holding `key`, or minus the free slot where it would go. */
+  /** The entry number + 1 holding `key`, or minus (the free slot where it would go + 1). */
   #find(key: string, hash: number): number {
-    const mask = this.#slots.length - 1;
+    const tags = this.#tags;
+    const mask = tags.length - 1;
+    const tag = tagOf(hash);
     let length = -1;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const held = this.#slots[slot]!;
-      if (held === 0) return -slot;
-      if (this.#hashes[held - 1] !== hash) continue;
+      const held = tags[slot]!;
+      if (held === 0) return -(slot + 1);
+      if (held !== tag) continue;
+      const entry = this.#slots[slot]!;
+      if (this.#hashes[entry] !== hash) continue;
       if (length < 0) length = this.#encode(key);
-      if (this.#equals(held - 1, length)) return held;
+      if (this.#equals(entry, length)) return entry + 1;
     }
   }
 
@@ -108,21 +122,29 @@ export class FirstSeenIndex {
     this.#hashes[entry] = hash;
     this.#starts[entry] = start;
     this.#lines[entry] = line;
-    this.#slots[slot] = entry + 1;
-    if (this.#count * 2 > this.#slots.length) this.#rehash();
+    this.#tags[slot] = tagOf(hash);
+    this.#slots[slot] = entry;
+    if (this.#count * 2 > this.#tags.length) this.#rehash();
   }
 
   #rehash(): void {
-    const slots = new Int32Array(this.#slots.length * 2);
-    const mask = slots.length - 1;
+    const tags = new Uint16Array(this.#tags.length * 2);
+    const slots = new Int32Array(tags.length);
+    const mask = tags.length - 1;
     for (let entry = 0; entry < this.#count; entry++) {
-      let slot = this.#hashes[entry]! & mask;
-      while (slots[slot] !== 0) slot = (slot + 1) & mask;
-      slots[slot] = entry + 1;
+      const hash = this.#hashes[entry]!;
+      let slot = hash & mask;
+      while (tags[slot] !== 0) slot = (slot + 1) & mask;
+      tags[slot] = tagOf(hash);
+      slots[slot] = entry;
     }
+    this.#tags = tags;
     this.#slots = slots;
   }
 }
+
+/** A slot's tag: the hash's high 16 bits (the low ones pick the slot), never 0 (a free slot). */
+const tagOf = (hash: number): number => hash >>> 16 || 1;
 
 const MIN_ENTRIES = 1 << 9;
 const MAX_PRESIZED = 1 << 22;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FirstSeenIndex } from '../../../src/sources/csv/first-seen-index.js';
+import { FirstSeenIndex, hashString } from '../../../src/sources/csv/first-seen-index.js';
 
 describe('FirstSeenIndex', () => {
   it('when a key comes back, then it gives the line it was first seen on and keeps it', () => {
@@ -32,6 +32,29 @@ describe('FirstSeenIndex', () => {
     }
     expect(got).toEqual(expected);
     expect(index.size).toBe(reference.size);
+  });
+
+  it('when ids share the 16 bits of hash a slot keeps (its tag), then each is still its own key', () => {
+    // Two ids of the usual form whose hashes agree on their high 16 bits (the tag) and on their low
+    // 10 (the slot in the smallest table, 1,024 slots): the second probes the first's slot and must
+    // be told apart by the rest of its hash.
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; pair === undefined; i++) {
+      const key = `INV-${String(i).padStart(8, '0')}`;
+      const hash = hashString(key);
+      const where = (hash >>> 16) * 1024 + (hash & 1023);
+      const other = seen.get(where);
+      if (other === undefined) seen.set(where, key);
+      else pair = [other, key];
+    }
+    expect(hashString(pair[0])).not.toBe(hashString(pair[1]));
+    const index = new FirstSeenIndex(16);
+    expect(index.firstSeen(pair[0], 2)).toBeUndefined();
+    expect(index.firstSeen(pair[1], 3)).toBeUndefined();
+    expect(index.firstSeen(pair[1], 4)).toBe(3);
+    expect(index.firstSeen(pair[0], 5)).toBe(2);
+    expect(index.size).toBe(2);
   });
 
   it('when a key is very long, then it is stored and found again', () => {
