@@ -5,7 +5,6 @@
 // on to it, and this process ends as it ended (its exit code, or the same signal).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import module from 'node:module';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,11 +56,5 @@ async function runHere() {
     );
     process.exit(1);
   }
-  // V8's compiled code of the CLI and its dependencies (PGlite's included) is kept for the next
-  // start: Node's compile cache, a `status` on the embedded state DB in 0.69-0.76 s instead of
-  // 0.84-0.89. It is kept beside the installed code (not in a temp folder other users could write
-  // to); NODE_COMPILE_CACHE names another folder, NODE_DISABLE_COMPILE_CACHE=1 turns it off. A
-  // changed file's entry is recompiled; a folder that cannot be written only means no cache.
-  module.enableCompileCache?.(join(root, 'node_modules', '.cache', 'receivables-sync-compile'));
   await import(new URL(`file://${main}`).href);
 }
