@@ -9,7 +9,7 @@ import type { AlertTarget } from '../alerts/targets.js';
 import { type AccessTokens, tellingRefusals, watchingTokenAnswers } from '../alerts/token-watch.js';
 import { type AlertsConfig, type Config, configSchema } from '../config/schema.js';
 import { type Clock, systemClock } from '../domain/clock.js';
-import { RedisAlertThrottle } from '../jobs/alert-queue.js';
+import { RedisAlertThrottle } from '../jobs/alert-throttle.js';
 import type { StateDb } from '../state/database.js';
 import { PausedSources } from '../state/paused-sources.js';
 import type { SourceSummary } from '../sync/run-sync.js';

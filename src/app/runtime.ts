@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AlertTransport } from '../alerts/ports.js';
 import { resolveAlertTargets } from '../alerts/targets.js';
@@ -9,7 +9,6 @@ import { connectionsUsedBy } from '../config/connections.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
 import { AppError, messageOf } from '../domain/errors.js';
-import { closeConnection, watchConnection } from '../jobs/redis-connection.js';
 import { createLogger } from '../logging/logger.js';
 import { createSourceFactory } from '../sources/create-source.js';
 import { migrateToLatest, openStateDatabase, type StateDatabase } from '../state/database.js';
@@ -167,13 +166,21 @@ export async function openSyncRuntime(
   try {
     await holdRunLocks(state);
     closers.push(() => state.repos.runs.releaseRunLocks());
-    redis = config.queue.redisUrl
-      ? new Redis(config.queue.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false })
-      : undefined;
-    // The limiter's and the token refresh's connection: an outage is logged once, never unhandled.
-    const opened = redis;
-    if (opened) watchConnection(opened, state.logger);
-    if (opened) closers.push(() => closeConnection(opened));
+    if (config.queue.redisUrl) {
+      // Loaded only when Redis is configured: `sync --once` and `status` without it never need them.
+      const [ioredis, connections] = await Promise.all([
+        import('ioredis'),
+        import('../jobs/redis-connection.js'),
+      ]);
+      const opened = new ioredis.Redis(config.queue.redisUrl, {
+        maxRetriesPerRequest: 3,
+        lazyConnect: false,
+      });
+      redis = opened;
+      // The limiter's and the token refresh's connection: an outage is logged once, never unhandled.
+      connections.watchConnection(opened, state.logger);
+      closers.push(() => connections.closeConnection(opened));
+    }
     const alerting = openAlerting({
       ...alertsBase,
       db: state.database.db,

@@ -1,5 +1,4 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { openStandaloneDashboard } from '../app/dashboard.js';
 import { loadCliConfig } from './cli-config.js';
 
 interface DashboardFlags {
@@ -32,6 +31,7 @@ export function dashboardCommand(): Command {
     .option('--host <address>', 'address to bind (default $DASHBOARD_HOST or dashboard.host)')
     .action(async (flags: DashboardFlags, command: Command) => {
       const loaded = loadCliConfig(command);
+      const { openStandaloneDashboard } = await import('../app/dashboard.js');
       const dashboard = await openStandaloneDashboard(loaded, {
         host: flags.host,
         port: flags.port,

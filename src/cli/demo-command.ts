@@ -4,7 +4,6 @@ import { Command } from 'commander';
 import { openSyncRuntime, syncServiceOf } from '../app/runtime.js';
 import { loadConfig } from '../config/load.js';
 import { packageRoot } from '../config/paths.js';
-import { startSandbox } from '../sandbox/server.js';
 import { type GlobalFlags, withGlobalFlags } from './cli-config.js';
 import { EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
 import { hasFailures, jsonSummary, textSummary } from './sync-summary.js';
@@ -31,6 +30,7 @@ export function demoCommand(): Command {
       rmSync(dir, { recursive: true, force: true });
       const dropDir = join(dir, 'drop');
       cpSync(sample, dropDir, { recursive: true });
+      const { startSandbox } = await import('../sandbox/server.js');
       const sandbox = await startSandbox({ port: 0 });
       const out = process.stdout;
       out.write(`Sandbox API at ${sandbox.baseUrl} (organization ${sandbox.organizationId})\n`);

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { HttpTrace } from '../api/http-trace.js';
-import { type DoctorCheck, runDoctor } from '../app/doctor.js';
+import type { DoctorCheck } from '../app/doctor.js';
 import { messageOf } from '../domain/errors.js';
 import { loadCliConfig } from './cli-config.js';
 import { EXIT_CANNOT_RUN, EXIT_OK } from './errors.js';
@@ -28,6 +28,7 @@ export function doctorCommand(): Command {
       const trace = flags.traceHttp ? new HttpTrace() : undefined;
       try {
         const loaded = loadCliConfig(command);
+        const { runDoctor } = await import('../app/doctor.js');
         checks = await runDoctor(loaded, {
           sourceId: flags.source,
           ...(trace ? { fetch: trace.fetch() } : {}),

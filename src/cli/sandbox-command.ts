@@ -6,7 +6,6 @@ import {
   type SandboxDocumentRoute,
   type SandboxOverrides,
 } from '../sandbox/options.js';
-import { startSandbox } from '../sandbox/server.js';
 
 const int = (name: string, min: number) => (raw: string) => {
   const n = Number(raw);
@@ -186,6 +185,7 @@ export function sandboxCommand(): Command {
               : DEFAULT_COMPAT.createPaidField,
         },
       };
+      const { startSandbox } = await import('../sandbox/server.js');
       const sandbox = await startSandbox({ port: flags.port, host: flags.host }, overrides);
       const ready = {
         baseUrl: sandbox.baseUrl,

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { startWorker } from '../app/worker.js';
 import { createLogger } from '../logging/logger.js';
 import { loadCliConfig } from './cli-config.js';
 import { EXIT_CANNOT_RUN, EXIT_OK } from './errors.js';
@@ -33,6 +32,8 @@ export function workerCommand(): Command {
         format: loaded.config.log.format,
       });
       // Its errors (no Redis, a schedule, credentials, the API, the state DB) reach the terminal as one line, exit 1.
+      // Loaded here: the worker's modules (BullMQ, the dashboard's server, metrics) are for it alone.
+      const { startWorker } = await import('../app/worker.js');
       const daemon = await startWorker(loaded, { logger });
       const { settings } = daemon;
       logger.info(

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AlertEvent } from '../alerts/events.js';
-import type { AlertThrottle, AlertTransport } from '../alerts/ports.js';
+import type { AlertTransport } from '../alerts/ports.js';
 import type { AlertTarget } from '../alerts/targets.js';
 import { settlesWithin } from '../domain/settle.js';
 
@@ -73,24 +73,5 @@ export class BullAlertQueue implements AlertTransport {
   async close(limitMs = 5000): Promise<void> {
     this.#closing ??= settlesWithin(this.queue.close(), limitMs).then(() => undefined);
     await this.#closing;
-  }
-}
-
-/**
- * Holds back repeated alerts across every process sharing the Redis: a key per throttled alert,
- * `<prefix>:alerts:throttle:<key>`, set if absent with the window as its time to live.
- */
-export class RedisAlertThrottle implements AlertThrottle {
-  constructor(private readonly props: { redis: Redis; prefix: string }) {}
-
-  async claim(key: string, windowMs: number): Promise<boolean> {
-    const set = await this.props.redis.set(
-      `${this.props.prefix}:alerts:throttle:${key}`,
-      String(Date.now()),
-      'PX',
-      Math.max(1, Math.round(windowMs)),
-      'NX',
-    );
-    return set === 'OK';
   }
 }

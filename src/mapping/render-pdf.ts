@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import type { DateParts } from '../domain/records.js';
 import type { DocumentRecord } from './document-payload.js';
 
@@ -10,7 +9,9 @@ const iso = (d: DateParts) =>
  * same row gives the same bytes (fixed creation date), so a retried or resumed create sends an
  * identical body under its Idempotency-Key.
  */
-export function renderDocumentPdf(record: DocumentRecord, accountName: string): Promise<Buffer> {
+export async function renderDocumentPdf(record: DocumentRecord, accountName: string): Promise<Buffer> {
+  // Loaded at the first document to render: a pass with nothing to create never needs it.
+  const { default: PDFDocument } = await import('pdfkit');
   const title = `${record.kind === 'invoice' ? 'Invoice' : 'Credit note'} ${record.number}`;
   const doc = new PDFDocument({
     size: 'A4',
