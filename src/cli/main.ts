@@ -1,6 +1,8 @@
 #!/usr/bin/env node
+import { limitHeapGrowth } from './heap-growth.js';
 import { run } from './program.js';
 
+limitHeapGrowth();
 process.exitCode = await run(process.argv.slice(2));
 // Every command has closed what it opened by now, and the process ends as soon as nothing is left
 // pending. A handle a library leaves behind (a reconnection timer of a connection to a server that
