@@ -14,6 +14,11 @@ export interface JsonSummary {
    * done with them (`applied`, `held` above `maxDeleteRatio`, `reported`, `incomplete`).
    */
   snapshots?: JsonSnapshot[];
+  /**
+   * Present when a source left files for a later pass because they were not complete yet (modified
+   * less than its `stableSeconds` ago): per source, their names.
+   */
+  waiting?: Array<{ sourceId: string; files: string[] }>;
 }
 
 export interface JsonSnapshot {
@@ -56,6 +61,9 @@ export function jsonSummary(
       sample,
     })),
   );
+  const waiting = summaries
+    .filter((s) => (s.waiting ?? []).length > 0)
+    .map((s) => ({ sourceId: s.sourceId, files: [...(s.waiting ?? [])] }));
   return {
     accounts: total('accounts'),
     invoices: total('invoices'),
@@ -64,6 +72,7 @@ export function jsonSummary(
     rateLimited: api.rateLimited,
     durationMs,
     ...(snapshots.length > 0 ? { snapshots } : {}),
+    ...(waiting.length > 0 ? { waiting } : {}),
   };
 }
 
@@ -85,6 +94,14 @@ export function textSummary(summaries: readonly SourceSummary[], json: JsonSumma
     `API requests ${json.apiRequests} (429 received: ${json.rateLimited}) in ${(json.durationMs / 1000).toFixed(1)} s`,
   );
   lines.push(...skippedFileLines(summaries));
+  for (const s of summaries) {
+    const files = s.waiting ?? [];
+    if (files.length === 0) continue;
+    const noun = files.length === 1 ? '1 file' : `${files.length} files`;
+    lines.push(
+      `${s.sourceId}: ${noun} left for the next pass, still being written (modified less than stableSeconds ago): ${files.join(', ')}`,
+    );
+  }
   for (const s of summaries) {
     if (dryRun && s.plan.length > 0) {
       lines.push('', `Plan for ${s.sourceId} (no write was sent):`);

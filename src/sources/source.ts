@@ -104,6 +104,11 @@ export interface Source {
   readonly id: string;
   readonly type: string;
   units(signal?: AbortSignal): AsyncIterable<SourceUnit>;
+  /**
+   * What the latest pass saw but left for a later one because it was not complete yet (a drop
+   * file still being written, modified less than `stableSeconds` ago), by name.
+   */
+  waiting?(): readonly string[];
 }
 
 /** The keys of the records of a stream: the contract's `sourceId`. */

@@ -52,6 +52,8 @@ export interface SourceSummary {
   skipped: Array<{ unit: string; duplicateOf: { name: string; syncedAt: Date } }>;
   /** What snapshot units (a CSV file in snapshot mode) did with the records they lacked. */
   snapshots?: SnapshotOutcome[];
+  /** What the source left for a later pass, not complete yet (a drop file still being written). */
+  waiting?: string[];
 }
 
 /**
@@ -106,17 +108,21 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
   /** The run's counts, with the snapshot outcomes when there are any. */
   const runCounts = () => (snapshots.length > 0 ? { ...report.counts, snapshots } : report.counts);
   /** What the pass did so far: its summary at its end, or when a fault stopped it. */
-  const summary = (): SourceSummary => ({
-    sourceId: source.id,
-    runId,
-    counts: report.counts,
-    plan: report.plan,
-    failures: report.listed,
-    abandoned,
-    warnings,
-    skipped,
-    snapshots,
-  });
+  const summary = (): SourceSummary => {
+    const waiting = [...(source.waiting?.() ?? [])];
+    return {
+      sourceId: source.id,
+      runId,
+      counts: report.counts,
+      plan: report.plan,
+      failures: report.listed,
+      abandoned,
+      warnings,
+      skipped,
+      ...(waiting.length > 0 ? { waiting } : {}),
+      snapshots,
+    };
+  };
   try {
     for await (const unit of source.units()) {
       report.startUnit({

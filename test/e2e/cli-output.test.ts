@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStateDatabase } from '../../src/state/database.js';
@@ -191,6 +191,28 @@ describe('CLI output at a terminal and in pipes', () => {
       expect(JSON.parse(result.stdout.trim().split('\n').at(-1)!).accounts.created).toBe(0);
       expect(readdirSync(own.dropDir)).toContain('accounts.csv');
       expect(sandbox.deps.store.accounts.size).toBe(accountsBefore);
+    } finally {
+      await own.cleanup();
+    }
+  });
+
+  it('when a dropped file is still being written (newer than stableSeconds), then sync --once says it was left for the next pass, in text and in --json', async () => {
+    const own = syncEnv(sandbox, 'postgres');
+    try {
+      const config = readFileSync(own.configFile, 'utf8').replace('stableSeconds: 0', 'stableSeconds: 3600');
+      writeFileSync(own.configFile, config);
+      dropCsv(own.dropDir, 'accounts.csv', ACCOUNT_HEADER, [accountRow(1)]);
+      const text = await runCli(['--config', own.configFile, 'sync', '--once'], { env: own.env });
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toContain(
+        'erp-csv: 1 file left for the next pass, still being written (modified less than stableSeconds ago): accounts.csv',
+      );
+      const json = await runCli(['--config', own.configFile, 'sync', '--once', '--json'], { env: own.env });
+      expect(json.code, json.stderr).toBe(0);
+      const summary = JSON.parse(json.stdout.trim().split('\n').at(-1)!);
+      expect(summary.waiting).toEqual([{ sourceId: 'erp-csv', files: ['accounts.csv'] }]);
+      expect(summary.accounts.created).toBe(0);
+      expect(readdirSync(own.dropDir)).toContain('accounts.csv');
     } finally {
       await own.cleanup();
     }

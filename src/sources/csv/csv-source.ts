@@ -221,7 +221,13 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     return true;
   }
 
-  return { id: config.id, type: 'csv', units, lastPass: () => summary };
+  return {
+    id: config.id,
+    type: 'csv',
+    units,
+    lastPass: () => summary,
+    waiting: () => [...new Set(summary.waiting)],
+  };
 }
 
 const claimSkippedMessage = {
