@@ -64,7 +64,7 @@ export function loadConfig(
   const result = configSchema.safeParse(merged);
   // Duplicate ids are checked on the raw input so they are listed even when other problems exist.
   const problems = [
-    ...(result.success ? [] : formatIssues(result.error.issues)),
+    ...(result.success ? [] : formatIssues(result.error.issues, merged)),
     ...duplicateSourceIds(merged.sources),
     ...(result.success ? unknownConnections(result.data) : []),
   ];
@@ -137,19 +137,36 @@ function applyEnv(config: Record<string, unknown>, env: Env): Record<string, unk
   return config;
 }
 
-function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
+function formatIssues(issues: readonly z.core.$ZodIssue[], input: Record<string, unknown>): string[] {
   return issues.map((issue) => {
     const where = issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    if (issue.code === 'unrecognized_keys') {
-      const known = keysAt(configSchema, issue.path);
-      const hints = issue.keys.map((key) => {
-        const near = nearestKey(key, known);
-        return near ? `"${key}" (did you mean "${near}"?)` : `"${key}"`;
-      });
-      return `${where}: unknown key${issue.keys.length > 1 ? 's' : ''} ${hints.join(', ')}`;
-    }
-    return `${where}: ${issue.message}`;
+    return `${describeIssue(issue, where)}${entryIdOf(input, issue.path)}`;
   });
+}
+
+function describeIssue(issue: z.core.$ZodIssue, where: string): string {
+  if (issue.code === 'unrecognized_keys') {
+    const known = keysAt(configSchema, issue.path);
+    const hints = issue.keys.map((key) => {
+      const near = nearestKey(key, known);
+      return near ? `"${key}" (did you mean "${near}"?)` : `"${key}"`;
+    });
+    return `${where}: unknown key${issue.keys.length > 1 ? 's' : ''} ${hints.join(', ')}`;
+  }
+  return `${where}: ${issue.message}`;
+}
+
+/**
+ * ` (in source "billing-db")` when `path` is inside an entry of `sources:` or `connections:` that has
+ * an id, so a problem names the entry as the user knows it, not only by its position.
+ */
+function entryIdOf(input: Record<string, unknown>, path: readonly PropertyKey[]): string {
+  const [list, index] = path;
+  if ((list !== 'sources' && list !== 'connections') || typeof index !== 'number') return '';
+  const entries = input[list];
+  const id = Array.isArray(entries) ? (entries[index] as { id?: unknown } | undefined)?.id : undefined;
+  if (typeof id !== 'string' || id === '') return '';
+  return ` (in ${list === 'sources' ? 'source' : 'connection'} "${id}")`;
 }
 
 /** The keys an object of the schema takes at `path` (every option's, under a union); [] when unknown. */

@@ -69,22 +69,22 @@ describe('CSV snapshot settings', () => {
 
   it('when a setting does not fit, then the error names the key and the reason', () => {
     expect(problemsOf('accounts:\n  onDelete: unlink')).toEqual([
-      'sources.0.streams.accounts.onDelete: applies to "mode: snapshot" only (an incremental file never deletes)',
+      'sources.0.streams.accounts.onDelete: applies to "mode: snapshot" only (an incremental file never deletes) (in source "crm")',
     ]);
     expect(problemsOf('accounts:\n  mode: snapshot\n  maxDeleteRatio: 1.5')).toEqual([
-      'sources.0.streams.accounts.maxDeleteRatio: between 0 and 1',
+      'sources.0.streams.accounts.maxDeleteRatio: between 0 and 1 (in source "crm")',
     ]);
     expect(problemsOf('accounts:\n  mode: snapshot\n  deletedTag: closed')).toEqual([
-      'sources.0.streams.accounts.deletedTag: is the tag of "onDelete: tag" only',
+      'sources.0.streams.accounts.deletedTag: is the tag of "onDelete: tag" only (in source "crm")',
     ]);
     expect(problemsOf('invoices:\n  mode: snapshot\n  onDelete: unlink')).toEqual([
-      'sources.0.streams.invoices.onDelete: not for this kind: documents are never deleted through the API: in snapshot mode the absent ones are only reported',
+      'sources.0.streams.invoices.onDelete: not for this kind: documents are never deleted through the API: in snapshot mode the absent ones are only reported (in source "crm")',
     ]);
     expect(problemsOf('accounts:\n  mode: full')[0]).toMatch(
       /^sources\.0\.streams\.accounts\.mode: .*"incremental"/,
     );
     expect(problemsOf('accounts:\n  mod: snapshot')).toEqual([
-      'sources.0.streams.accounts: unknown key "mod"',
+      'sources.0.streams.accounts: unknown key "mod" (in source "crm")',
     ]);
     expect(problemsOf('customers:\n  mode: snapshot')[0]).toMatch(
       /^sources\.0\.streams: unknown key "customers"/,

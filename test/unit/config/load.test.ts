@@ -142,8 +142,9 @@ describe('configuration', () => {
     }
     expect(message).toContain('api: unknown key "timeoutSecond" (did you mean "timeoutSeconds"?)');
     expect(message).toContain('api.compat: unknown key "createPiad" (did you mean "createPaid"?)');
+    // The entry is named by its id as well as by its position.
     expect(message).toMatch(
-      /sources\.0: unknown keys "schedul" \(did you mean "schedule"\?\), "nonsense"(\n|$)/,
+      /sources\.0: unknown keys "schedul" \(did you mean "schedule"\?\), "nonsense" \(in source "a"\)(\n|$)/,
     );
   });
 
