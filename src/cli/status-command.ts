@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { openStateRuntime } from '../app/runtime.js';
+import { apiConnections, connectionIdOf, connectionOf } from '../config/connections.js';
 import type { SourceConfig } from '../config/schema.js';
 import { STREAM_ORDER, type Stream } from '../domain/records.js';
 import type { CursorValue, StreamCursor } from '../state/cursors.js';
@@ -12,6 +13,10 @@ export interface SourceStatus {
   id: string;
   type: SourceConfig['type'];
   schedule: string | null;
+  /** The connection it syncs through (`default` without `connections:`). */
+  connection: string;
+  /** The organization it syncs into as configured (its own, else its connection's); null: the one its token sees. */
+  organizationId: string | null;
   /** Streams with a cursor row, and the streams a SQL source is configured with. */
   streams: Array<{ stream: string; cursor: CursorValue | null; updatedAt: Date | null }>;
   lastRun: Pick<RunRow, 'id' | 'trigger' | 'status' | 'counts' | 'error' | 'startedAt' | 'finishedAt'> | null;
@@ -28,6 +33,8 @@ export interface StatusReaders {
 export async function collectStatus(
   readers: StatusReaders,
   sources: readonly SourceConfig[],
+  /** The organization a connection names (`api.organizationId` of it), if any. */
+  organizationOf: (connection: string) => string | null = () => null,
 ): Promise<SourceStatus[]> {
   const out: SourceStatus[] = [];
   for (const source of sources) {
@@ -39,6 +46,8 @@ export async function collectStatus(
       id: source.id,
       type: source.type,
       schedule: source.schedule ?? null,
+      connection: connectionIdOf(source),
+      organizationId: source.organizationId ?? organizationOf(connectionIdOf(source)),
       streams: names.map((stream) => {
         const row = cursors.find((c) => c.stream === stream);
         return { stream, cursor: row?.cursor ?? null, updatedAt: row?.updatedAt ?? null };
@@ -95,12 +104,19 @@ function describeRun(run: NonNullable<SourceStatus['lastRun']>): string {
   );
 }
 
-/** The human-readable report. */
-export function formatStatus(statuses: readonly SourceStatus[]): string {
+/**
+ * The human-readable report. `scope`: each source's connection and organization are shown (when
+ * the configuration has several connections, or names an organization).
+ */
+export function formatStatus(statuses: readonly SourceStatus[], scope = false): string {
   if (statuses.length === 0) return 'No source is configured.\n';
   const lines: string[] = [];
   for (const s of statuses) {
     lines.push(`${s.id} (${s.type}${s.schedule ? `, schedule "${s.schedule}"` : ''})`);
+    if (scope) {
+      const organization = s.organizationId ?? '(the one its token sees)';
+      lines.push(`  connection: ${s.connection}, organization: ${organization}`);
+    }
     if (s.streams.length === 0) {
       lines.push(`  cursors: ${s.type === 'csv' ? 'none (a drop folder keeps no cursor)' : 'none yet'}`);
     } else {
@@ -160,9 +176,11 @@ export function statusCommand(): Command {
             openFailures: (id) => runtime.repos.failures.countOpen(id),
           },
           sources,
+          (id) => connectionOf(loaded, id).api.organizationId ?? null,
         );
+        const scope = apiConnections(loaded).size > 1 || statuses.some((s) => s.organizationId !== null);
         process.stdout.write(
-          flags.json ? `${JSON.stringify({ sources: statuses })}\n` : formatStatus(statuses),
+          flags.json ? `${JSON.stringify({ sources: statuses })}\n` : formatStatus(statuses, scope),
         );
       } finally {
         await runtime.close();

@@ -101,6 +101,53 @@ describe('receivables-sync status', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('when the configuration has several connections, then each source shows its connection and organization, in text and JSON', async () => {
+    const org = '6f1c1f43-8a43-4c6e-9a1e-2f0c6f0b8d11';
+    const other = '0b7c9a52-3d7e-4b8f-a1c2-5e6f7a8b9c0d';
+    const scoped = join(dir, 'scoped.yaml');
+    writeFileSync(
+      scoped,
+      [
+        'log:',
+        '  level: silent',
+        'state:',
+        `  databaseUrl: ${TEST_DATABASE_URL}`,
+        `  schema: ${schema}`,
+        'connections:',
+        `  - { id: acme, baseUrl: https://acme.example.com, accessTokenEnv: ACME_AT, organizationId: ${org} }`,
+        'sources:',
+        `  - { id: eu-csv, type: csv, dropDir: ${join(dir, 'eu')}, connection: acme }`,
+        `  - { id: us-csv, type: csv, dropDir: ${join(dir, 'us')}, connection: acme, organizationId: ${other} }`,
+        `  - { id: erp-csv, type: csv, dropDir: ${join(dir, 'drop')} }`,
+        '',
+      ].join('\n'),
+    );
+    const previous = configFile;
+    configFile = scoped;
+    try {
+      const text = await status();
+      expect(text).toContain(`eu-csv (csv)\n  connection: acme, organization: ${org}\n`);
+      expect(text).toContain(`us-csv (csv)\n  connection: acme, organization: ${other}\n`);
+      expect(text).toContain(
+        'erp-csv (csv)\n  connection: default, organization: (the one its token sees)\n',
+      );
+      const json = JSON.parse(await status('--json'));
+      expect(
+        json.sources.map((s: { id: string; connection: string; organizationId: string | null }) => [
+          s.id,
+          s.connection,
+          s.organizationId,
+        ]),
+      ).toEqual([
+        ['eu-csv', 'acme', org],
+        ['us-csv', 'acme', other],
+        ['erp-csv', 'default', null],
+      ]);
+    } finally {
+      configFile = previous;
+    }
+  });
+
   it('when asked, then each source shows its type, the cursor of each stream, its last run with counts and its open failures', async () => {
     const text = await status();
     expect(text).toContain('billing-db (sql, schedule "*/10 * * * *")');
