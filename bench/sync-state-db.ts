@@ -76,7 +76,8 @@ function runPostgresBench(): string | null {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-async function dropSchemas(url: string, schemas: string[]): Promise<void> {
+/** Drops the bench's Postgres schemas (also used by bench/cli-pass.ts). */
+export async function dropSchemas(url: string, schemas: string[]): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
