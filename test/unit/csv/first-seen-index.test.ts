@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FirstSeenIndex, hashString } from '../../../src/sources/csv/first-seen-index.js';
+import { FirstSeenIndex, hashString, tagOf } from '../../../src/sources/csv/first-seen-index.js';
 
 describe('FirstSeenIndex', () => {
   it('when a key comes back, then it gives the line it was first seen on and keeps it', () => {
@@ -35,15 +35,15 @@ describe('FirstSeenIndex', () => {
   });
 
   it('when ids share the 16 bits of hash a slot keeps (its tag), then each is still its own key', () => {
-    // Two ids of the usual form whose hashes agree on their high 16 bits (the tag) and on their low
-    // 10 (the slot in the smallest table, 1,024 slots): the second probes the first's slot and must
-    // be told apart by the rest of its hash.
+    // Two ids of the usual form whose hashes give the same tag and the same low 10 bits (the slot in
+    // the smallest table, 1,024 slots): the second probes the first's slot and must be told apart
+    // by the rest of its hash.
     const seen = new Map<number, string>();
     let pair: [string, string] | undefined;
     for (let i = 0; pair === undefined; i++) {
       const key = `INV-${String(i).padStart(8, '0')}`;
       const hash = hashString(key);
-      const where = (hash >>> 16) * 1024 + (hash & 1023);
+      const where = tagOf(hash) * 1024 + (hash & 1023);
       const other = seen.get(where);
       if (other === undefined) seen.set(where, key);
       else pair = [other, key];
