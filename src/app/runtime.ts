@@ -8,7 +8,7 @@ import type { MeteredRateLimiter } from '../api/rate-limit/types.js';
 import { connectionsUsedBy } from '../config/connections.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
-import { AppError, messageOf } from '../domain/errors.js';
+import { AppError, errorCodeOf, messageOf } from '../domain/errors.js';
 import { createLogger } from '../logging/logger.js';
 import { createSourceFactory } from '../sources/create-source.js';
 import { migrateToLatest, openStateDatabase, type StateDatabase } from '../state/database.js';
@@ -212,12 +212,19 @@ export async function openSyncRuntime(
     });
     closers.push(() => targets.close());
     // A source whose organization the configuration leaves out syncs into the only one its token
-    // sees. With one connection, that is found now (one read), so a refused token or a token seeing
-    // several organizations stops the start, as it always did; with several, each source finds it
-    // in its own pass, so one connection's fault never stops the others'. Named organizations cost
-    // no request here.
+    // sees. With one connection, that is found now (one read), so a refused token stops the start,
+    // as it always did, and so does a token seeing several organizations for a lone source; with
+    // several sources, that is the unnamed sources' own setting, and their passes stop on it while
+    // the sources that name theirs sync. With several connections, each source finds it in its own
+    // pass, so one connection's fault never stops the others'. Named organizations cost no request.
     if (used.length === 1)
-      for (const source of config.sources) if (!targets.namesOrganization(source)) await targets.of(source);
+      for (const source of config.sources) {
+        if (targets.namesOrganization(source)) continue;
+        await targets.of(source).catch((error: unknown) => {
+          const ownSetting = errorCodeOf(error) === 'ORGANIZATION_UNKNOWN' && config.sources.length > 1;
+          if (!ownSetting) throw error;
+        });
+      }
     return { ...state, scopes: liveScopes, targets, limiter, redis, alerting, close };
   } catch (error) {
     const restated = restatedForTerminal(error, config.api.baseUrl ?? '');

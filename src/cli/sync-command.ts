@@ -100,6 +100,9 @@ async function syncOnce(
   const shutdown = onShutdown(runtime, loaded.config.queue.shutdownSeconds * 1000, progress);
   const skipped: string[] = [];
   const down: Array<{ connectionId: string; error: unknown }> = [];
+  // Sources whose organization could not be settled (none named and several visible, or one the
+  // token does not see): their own setting, so the other sources of their connection still sync.
+  const refused: Array<{ sourceId: string; error: unknown }> = [];
   try {
     const service = syncServiceOf(runtime, loaded.config.sources, progress.onEvent);
     for (const config of sources) {
@@ -118,17 +121,22 @@ async function syncOnce(
         );
       } catch (error) {
         if (!isConnectionFault(error)) throw error;
-        down.push({ connectionId, error });
+        if (isOrganizationFault(error)) refused.push({ sourceId: config.id, error });
+        else down.push({ connectionId, error });
         const partial = summaryOfStoppedPass(error);
         if (partial) summaries.push(partial);
       }
     }
     // A pass that read nothing sent nothing: one read checks that the API and the token answer
     // (an unchanged re-run, which read its rows, still costs no call).
-    const reached = sources.filter((s) => !down.some((d) => d.connectionId === connectionIdOf(s)));
+    const reached = sources.filter(
+      (s) =>
+        !down.some((d) => d.connectionId === connectionIdOf(s)) && !refused.some((r) => r.sourceId === s.id),
+    );
     if (!shutdown.signal && !readAnything(summaries) && reached.length > 0)
       await checkAccess(runtime, reached);
     if (down.length > 0) stopped = down[0]!.error;
+    else if (refused.length > 0) stopped = refused[0]!.error;
   } catch (error) {
     // The pass stopped (the API, the credentials, the state DB): what was done is still reported,
     // the stopped pass's too (its counts as its run recorded them).
@@ -157,7 +165,8 @@ async function syncOnce(
     process.stdout.write(`${JSON.stringify(line)}\n`);
     json.written = true;
   }
-  if (stopped) throw new CliError(stoppedLine(loaded, stopped, down), EXIT_CANNOT_RUN);
+  if (stopped)
+    throw new CliError(stoppedLine(loaded, stopped, down, refused, sources.length), EXIT_CANNOT_RUN);
   if (paused.length > 0)
     throw new CliError(
       `not synced, paused: ${paused
@@ -180,22 +189,42 @@ async function syncOnce(
 function isConnectionFault(error: unknown): boolean {
   if (!(error instanceof AppError)) return false;
   if (error.code.startsWith('STATE_DB_') || error.code === 'REDIS_UNAVAILABLE') return false;
-  if (error.code === 'ORGANIZATION_NOT_VISIBLE' || error.code === 'ORGANIZATION_UNKNOWN') return true;
+  if (isOrganizationFault(error)) return true;
   return error instanceof ReceivablesError || error.code === 'LOGIN_REQUIRED' || error.status !== undefined;
 }
 
-/** The one line of a stopped run: the fault, and with several connections, which ones it stopped. */
+/** A source's organization could not be settled: its own setting, not its connection's health. */
+const isOrganizationFault = (error: unknown): boolean =>
+  error instanceof AppError &&
+  (error.code === 'ORGANIZATION_NOT_VISIBLE' || error.code === 'ORGANIZATION_UNKNOWN');
+
+/**
+ * The one line of a stopped run: the fault, and with several connections or sources, which ones
+ * it stopped (a connection's outage stops its sources; an organization stops its source only).
+ */
 function stoppedLine(
   loaded: LoadedConfig,
   stopped: unknown,
   down: ReadonlyArray<{ connectionId: string; error: unknown }>,
+  refused: ReadonlyArray<{ sourceId: string; error: unknown }>,
+  sourceCount: number,
 ): string {
+  const source = refused.find((r) => r.error === stopped);
+  if (source) {
+    const line = faultLine(stopped, loaded.config.api.baseUrl);
+    if (sourceCount === 1) return line;
+    const others = refused.filter((r) => r !== source).map((r) => `${r.sourceId} (${errorCodeOf(r.error)})`);
+    const also = others.length > 0 ? `; also not synced: ${others.join(', ')}` : '';
+    const rest = sourceCount > refused.length ? '; the other sources were synced' : '';
+    return `source ${source.sourceId}: ${line}${also}${rest}`;
+  }
   const first = down.find((d) => d.error === stopped);
   const connection = first ? connectionOf(loaded, first.connectionId) : undefined;
   const line = faultLine(stopped, connection?.api.baseUrl ?? loaded.config.api.baseUrl);
   if (!first || apiConnections(loaded).size === 1) return line;
   const others = down.filter((d) => d !== first).map((d) => `${d.connectionId} (${errorCodeOf(d.error)})`);
-  return `connection ${first.connectionId}: ${line}${others.length > 0 ? `; also stopped: ${others.join(', ')}` : ''}; the other connections' sources were synced`;
+  const notSynced = refused.map((r) => `${r.sourceId} (${errorCodeOf(r.error)})`);
+  return `connection ${first.connectionId}: ${line}${others.length > 0 ? `; also stopped: ${others.join(', ')}` : ''}${notSynced.length > 0 ? `; not synced: ${notSynced.join(', ')}` : ''}; the other connections' sources were synced`;
 }
 
 /**

@@ -102,3 +102,67 @@ describe('sync --once with connections: one API down', () => {
     expect(csvFiles(join(dir, 'stranded'))).toEqual([]);
   });
 });
+
+/**
+ * A source whose organization cannot be settled (none named, and its token sees several) is its own
+ * setting's fault, not its connection's: the other sources of the same connection still sync.
+ */
+describe('sync --once: a source without an organization, on a token that sees several', () => {
+  const schema = uniqueSchema('orgcli');
+  let sandbox: TestSandbox;
+  let dir: string;
+  let file: string;
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox();
+    await sandbox.admin('POST', '/organizations', {
+      name: 'Second entity',
+      memberUserIds: [sandbox.seeded.user.id],
+    });
+    dir = mkdtempSync(join(tmpdir(), 'rs-orgcli-'));
+    file = join(dir, 'receivables-sync.yaml');
+    writeFileSync(
+      file,
+      [
+        `state: { dataDir: ${join(dir, 'data')} }`,
+        'sources:',
+        `  - { id: unnamed, type: csv, dropDir: ${join(dir, 'unnamed')}, stableSeconds: 0 }`,
+        `  - { id: named, type: csv, dropDir: ${join(dir, 'named')}, stableSeconds: 0, organizationId: ${sandbox.organizationId} }`,
+      ].join('\n'),
+    );
+  });
+
+  afterAll(async () => {
+    await sandbox?.close();
+    await dropSchema(schema);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('when one source names no organization, then it alone is not synced, the message names it, and the source that names one syncs', async () => {
+    const rows = (p: string) =>
+      Array.from({ length: 3 }, (_, i) => `${p}${i},${p} customer ${i},EUR,1 rue du Port,Nantes,44000,FR,,`);
+    dropCsv(join(dir, 'unnamed'), 'accounts.csv', ACCOUNT_HEADER, rows('U-'));
+    dropCsv(join(dir, 'named'), 'accounts.csv', ACCOUNT_HEADER, rows('N-'));
+
+    const result = await runCli(['--config', file, 'sync', '--once', '--json'], {
+      env: {
+        ...apiEnvOf(sandbox),
+        RECEIVABLES_ORGANIZATION_ID: '',
+        DATABASE_URL: TEST_DATABASE_URL,
+        DATABASE_SCHEMA: schema,
+        REDIS_URL: '',
+        LOG_LEVEL: 'error',
+      },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('source unnamed: ');
+    expect(result.stderr).toContain('several organizations');
+    expect(result.stderr).toContain('the other sources were synced');
+    expect(result.stderr).not.toContain('connection default');
+    expect(lastJsonLine(result.stdout).error.code).toBe('ORGANIZATION_UNKNOWN');
+    const synced = [...sandbox.deps.store.accounts.values()].map((a) => a.source?.sourceId).sort();
+    expect(synced).toEqual(['N-0', 'N-1', 'N-2']);
+    expect(csvFiles(join(dir, 'unnamed'))).toEqual(['accounts.csv']);
+    expect(csvFiles(join(dir, 'named'))).toEqual([]);
+  });
+});
