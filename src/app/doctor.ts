@@ -12,7 +12,10 @@ import {
   DEFAULT_CONNECTION,
 } from '../config/connections.js';
 import type { LoadedConfig } from '../config/load.js';
+import type { SourceConfig } from '../config/schema.js';
 import { messageOf } from '../domain/errors.js';
+import { ReconcileSchedules } from '../jobs/reconcile-schedules.js';
+import { SourceSchedules } from '../jobs/schedules.js';
 import { createLogger } from '../logging/logger.js';
 import { openStateDatabase } from '../state/database.js';
 import { documentWriteCheck } from './doctor-compat.js';
@@ -55,6 +58,8 @@ export async function runDoctor(loaded: LoadedConfig, options: DoctorOptions = {
   const sources = config.sources.filter((s) => !options.sourceId || s.id === options.sourceId);
   checks.push(configCheck(loaded, sources.length, options.sourceId));
   checks.push(alertsCheck(loaded));
+  const schedules = schedulesCheck(sources);
+  if (schedules) checks.push(schedules);
   checks.push(await stateCheck(loaded));
   checks.push(await redisCheck(config.queue.redisUrl));
   // Each connection the sources use (the default one when none is configured), checked on its own;
@@ -74,7 +79,14 @@ export async function runDoctor(loaded: LoadedConfig, options: DoctorOptions = {
           .filter((id): id is string => typeof id === 'string'),
       ),
     ];
-    for (const check of await apiChecks(view, connection.id, organizations, fetchImpl))
+    // Sources that name no organization, on a connection that names none either: they need the
+    // token to see exactly one.
+    const unnamed = sources
+      .filter(
+        (s) => connectionIdOf(s) === connection.id && !s.organizationId && !connection.api.organizationId,
+      )
+      .map((s) => s.id);
+    for (const check of await apiChecks(view, connection.id, organizations, unnamed, fetchImpl))
       checks.push(named(check));
   }
   for (const source of sources) checks.push(await sourceCheck(source, loaded));
@@ -86,6 +98,7 @@ async function apiChecks(
   loaded: LoadedConfig,
   connectionId: string,
   organizations: readonly string[],
+  unnamed: readonly string[],
   fetchImpl: typeof fetch,
 ): Promise<DoctorCheck[]> {
   const { config } = loaded;
@@ -102,8 +115,21 @@ async function apiChecks(
   return [
     status,
     await discoveryCheck(baseUrl, fetchImpl),
-    ...(await tokenChecks(loaded, connectionId, organizations, baseUrl, get, fetchImpl)),
+    ...(await tokenChecks(loaded, connectionId, organizations, unnamed, baseUrl, get, fetchImpl)),
   ];
+}
+
+/**
+ * The cron expressions of the sources' `schedule` and `reconcile.schedule`, as the worker checks
+ * them before it starts (it refuses to start on an invalid one); none when no source has one.
+ */
+function schedulesCheck(sources: readonly SourceConfig[]): DoctorCheck | null {
+  const set = sources.filter((s) => s.schedule !== undefined || s.reconcile?.schedule !== undefined);
+  if (set.length === 0) return null;
+  const problems = [...SourceSchedules.problems(sources), ...ReconcileSchedules.problems(sources)];
+  return problems.length > 0
+    ? fail('schedules', `${problems.join('; ')}: the worker will not start until fixed`)
+    : ok('schedules', `valid for ${set.map((s) => s.id).join(', ')}`);
 }
 
 function configCheck(loaded: LoadedConfig, sources: number, sourceId: string | undefined): DoctorCheck {
@@ -231,6 +257,8 @@ async function tokenChecks(
   loaded: LoadedConfig,
   connectionId: string,
   wanted: readonly string[],
+  /** Sources that name no organization: the token must see exactly one. */
+  unnamed: readonly string[],
   baseUrl: string,
   get: Get,
   fetchImpl: typeof fetch,
@@ -292,6 +320,13 @@ async function tokenChecks(
             `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not among those the token sees (${listed}); fix ${connectionId === DEFAULT_CONNECTION ? 'RECEIVABLES_ORGANIZATION_ID or ' : ''}the sources' organizationId`,
           ),
     );
+    if (unnamed.length > 0 && seen.length !== 1)
+      checks.push(
+        fail(
+          'organization',
+          `${unnamed.length === 1 ? 'source' : 'sources'} ${unnamed.join(', ')} ${unnamed.length === 1 ? 'names' : 'name'} no organization and the token sees ${seen.length} (${listed}): set ${unnamed.length === 1 ? 'its' : 'their'} organizationId`,
+        ),
+      );
   } else if (seen.length === 1) {
     organizationId = seen[0]!.id;
     checks.push(ok('organization', `${organizationId}, the only one the token sees`));

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -183,6 +183,27 @@ describe('doctor', () => {
       status: 'fail',
       detail: expect.stringMatching(/does not exist: create it/),
     });
+  });
+
+  it('when a schedule is not a cron expression, then doctor fails it as the worker would (which refuses to start), and a valid one passes', async () => {
+    const scheduled = syncEnv(sandbox, 'postgres', '    schedule: "every 5 minutes"\n');
+    try {
+      mkdirSync(scheduled.dropDir, { recursive: true });
+      const bad = await doctor({}, [], scheduled);
+      expect(bad.code).toBe(1);
+      expect(bad.check('schedules')).toMatchObject({
+        status: 'fail',
+        detail: expect.stringContaining('"every 5 minutes" is not a valid cron expression'),
+      });
+      writeFileSync(
+        scheduled.configFile,
+        readFileSync(scheduled.configFile, 'utf8').replace('every 5 minutes', '*/5 * * * *'),
+      );
+      const good = await doctor({}, [], scheduled);
+      expect(good.check('schedules')).toMatchObject({ status: 'ok', detail: 'valid for erp-csv' });
+    } finally {
+      await scheduled.cleanup();
+    }
   });
 
   it('when a SQL stream query does not compile, then the source check names the stream and the error', async () => {

@@ -172,6 +172,15 @@ describe('connections: several organizations and tokens in one deployment', () =
     }
   });
 
+  it('when a source names no organization on a token that sees several, then doctor fails it by name, though its neighbours name theirs', async () => {
+    const extra = [`  - { id: entity-c, type: csv, dropDir: ${join(dir, 'c2')}, stableSeconds: 0 }`];
+    const checks = await runDoctor(await configure(extra));
+    const organization = checks.filter((c) => c.name === 'organization (default)');
+    expect(organization.map((c) => c.status)).toEqual(['ok', 'fail']);
+    expect(organization[1]?.detail).toContain('source entity-c names no organization and the token sees 2');
+    expect(checks.find((c) => c.name === 'organization (second-api)')?.status).toBe('ok');
+  });
+
   it('when a source names an organization its token does not see, then doctor fails it by connection, and the source cannot sync while the others still do', async () => {
     const stranger = '00000000-0000-4000-8000-0000000000aa';
     const extra = [
