@@ -18,7 +18,7 @@ export interface JsonSummary {
    * Present when a source left files for a later pass because they were not complete yet (modified
    * less than its `stableSeconds` ago): per source, their names.
    */
-  waiting?: Array<{ sourceId: string; files: string[] }>;
+  waiting?: Array<{ sourceId: string; files: string[]; stableSeconds: number }>;
 }
 
 export interface JsonSnapshot {
@@ -61,9 +61,11 @@ export function jsonSummary(
       sample,
     })),
   );
-  const waiting = summaries
-    .filter((s) => (s.waiting ?? []).length > 0)
-    .map((s) => ({ sourceId: s.sourceId, files: [...(s.waiting ?? [])] }));
+  const waiting = summaries.flatMap((s) =>
+    s.waiting
+      ? [{ sourceId: s.sourceId, files: [...s.waiting.files], stableSeconds: s.waiting.stableSeconds }]
+      : [],
+  );
   return {
     accounts: total('accounts'),
     invoices: total('invoices'),
@@ -95,11 +97,11 @@ export function textSummary(summaries: readonly SourceSummary[], json: JsonSumma
   );
   lines.push(...skippedFileLines(summaries));
   for (const s of summaries) {
-    const files = s.waiting ?? [];
-    if (files.length === 0) continue;
+    if (!s.waiting) continue;
+    const { files, stableSeconds } = s.waiting;
     const noun = files.length === 1 ? '1 file' : `${files.length} files`;
     lines.push(
-      `${s.sourceId}: ${noun} left for the next pass, still being written (modified less than stableSeconds ago): ${files.join(', ')}`,
+      `${s.sourceId}: ${noun} left for the next pass, still being written (modified less than stableSeconds = ${stableSeconds} s ago): ${files.join(', ')}`,
     );
   }
   for (const s of summaries) {

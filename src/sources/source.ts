@@ -106,9 +106,10 @@ export interface Source {
   units(signal?: AbortSignal): AsyncIterable<SourceUnit>;
   /**
    * What the latest pass saw but left for a later one because it was not complete yet (a drop
-   * file still being written, modified less than `stableSeconds` ago), by name.
+   * file still being written, modified less than `stableSeconds` ago): their names, and how long a
+   * file must be left unchanged to be taken.
    */
-  waiting?(): readonly string[];
+  waiting?(): { files: readonly string[]; stableSeconds: number };
 }
 
 /** The keys of the records of a stream: the contract's `sourceId`. */

@@ -53,7 +53,7 @@ export interface SourceSummary {
   /** What snapshot units (a CSV file in snapshot mode) did with the records they lacked. */
   snapshots?: SnapshotOutcome[];
   /** What the source left for a later pass, not complete yet (a drop file still being written). */
-  waiting?: string[];
+  waiting?: { files: string[]; stableSeconds: number };
 }
 
 /**
@@ -109,7 +109,8 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
   const runCounts = () => (snapshots.length > 0 ? { ...report.counts, snapshots } : report.counts);
   /** What the pass did so far: its summary at its end, or when a fault stopped it. */
   const summary = (): SourceSummary => {
-    const waiting = [...(source.waiting?.() ?? [])];
+    const left = source.waiting?.();
+    const waiting = left && left.files.length > 0 ? { ...left, files: [...left.files] } : undefined;
     return {
       sourceId: source.id,
       runId,
@@ -119,7 +120,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
       abandoned,
       warnings,
       skipped,
-      ...(waiting.length > 0 ? { waiting } : {}),
+      ...(waiting ? { waiting } : {}),
       snapshots,
     };
   };

@@ -205,12 +205,14 @@ describe('CLI output at a terminal and in pipes', () => {
       const text = await runCli(['--config', own.configFile, 'sync', '--once'], { env: own.env });
       expect(text.code, text.stderr).toBe(0);
       expect(text.stdout).toContain(
-        'erp-csv: 1 file left for the next pass, still being written (modified less than stableSeconds ago): accounts.csv',
+        'erp-csv: 1 file left for the next pass, still being written (modified less than stableSeconds = 3600 s ago): accounts.csv',
       );
       const json = await runCli(['--config', own.configFile, 'sync', '--once', '--json'], { env: own.env });
       expect(json.code, json.stderr).toBe(0);
       const summary = JSON.parse(json.stdout.trim().split('\n').at(-1)!);
-      expect(summary.waiting).toEqual([{ sourceId: 'erp-csv', files: ['accounts.csv'] }]);
+      expect(summary.waiting).toEqual([
+        { sourceId: 'erp-csv', files: ['accounts.csv'], stableSeconds: 3600 },
+      ]);
       expect(summary.accounts.created).toBe(0);
       expect(readdirSync(own.dropDir)).toContain('accounts.csv');
     } finally {

@@ -226,7 +226,7 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     type: 'csv',
     units,
     lastPass: () => summary,
-    waiting: () => [...new Set(summary.waiting)],
+    waiting: () => ({ files: [...new Set(summary.waiting)], stableSeconds: config.stableSeconds }),
   };
 }
 
