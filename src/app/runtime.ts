@@ -213,18 +213,19 @@ export async function openSyncRuntime(
     closers.push(() => targets.close());
     // A source whose organization the configuration leaves out syncs into the only one its token
     // sees. With one connection, that is found now (one read), so a refused token stops the start,
-    // as it always did, and so does a token seeing several organizations for a lone source; with
-    // several sources, that is the unnamed sources' own setting, and their passes stop on it while
-    // the sources that name theirs sync. With several connections, each source finds it in its own
+    // as it always did, and so does a token seeing several organizations when no source names one;
+    // when some do, it is the unnamed sources' own setting: their passes stop on it while the
+    // sources that name theirs sync. With several connections, each source finds it in its own
     // pass, so one connection's fault never stops the others'. Named organizations cost no request.
-    if (used.length === 1)
+    if (used.length === 1) {
+      const someNamed = config.sources.some((source) => targets.namesOrganization(source));
       for (const source of config.sources) {
         if (targets.namesOrganization(source)) continue;
         await targets.of(source).catch((error: unknown) => {
-          const ownSetting = errorCodeOf(error) === 'ORGANIZATION_UNKNOWN' && config.sources.length > 1;
-          if (!ownSetting) throw error;
+          if (!(someNamed && errorCodeOf(error) === 'ORGANIZATION_UNKNOWN')) throw error;
         });
       }
+    }
     return { ...state, scopes: liveScopes, targets, limiter, redis, alerting, close };
   } catch (error) {
     const restated = restatedForTerminal(error, config.api.baseUrl ?? '');

@@ -165,4 +165,28 @@ describe('sync --once: a source without an organization, on a token that sees se
     expect(csvFiles(join(dir, 'unnamed'))).toEqual(['accounts.csv']);
     expect(csvFiles(join(dir, 'named'))).toEqual([]);
   });
+
+  it('when no source names an organization, then the run stops at its start, as it always did, and nothing is synced', async () => {
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/, organizationId: [0-9a-f-]+/, ''));
+    dropCsv(join(dir, 'named'), 'accounts.csv', ACCOUNT_HEADER, [
+      'Z-1,Z customer,EUR,1 rue du Port,Nantes,44000,FR,,',
+    ]);
+    const before = sandbox.deps.store.accounts.size;
+    const result = await runCli(['--config', file, 'sync', '--once', '--json'], {
+      env: {
+        ...apiEnvOf(sandbox),
+        RECEIVABLES_ORGANIZATION_ID: '',
+        DATABASE_URL: TEST_DATABASE_URL,
+        DATABASE_SCHEMA: schema,
+        REDIS_URL: '',
+        LOG_LEVEL: 'error',
+      },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('several organizations');
+    expect(result.stderr).not.toContain('source unnamed: ');
+    expect(sandbox.deps.store.accounts.size).toBe(before);
+    expect(csvFiles(join(dir, 'named'))).toEqual(['accounts.csv']);
+    expect(csvFiles(join(dir, 'unnamed'))).toEqual(['accounts.csv']);
+  });
 });
