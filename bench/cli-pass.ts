@@ -18,7 +18,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { dropSchemas } from './sync-state-db.js';
+import { dropSchemas, median } from './sync-state-db.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'receivables-sync.js');
@@ -124,8 +124,6 @@ async function startSandbox(): Promise<{ child: ChildProcess; env: NodeJS.Proces
     },
   };
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 function medianOf(runs: ProcessFigures[]): ProcessFigures {
   const of = (key: keyof ProcessFigures) => median(runs.map((r) => r[key]));

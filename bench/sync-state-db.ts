@@ -74,7 +74,8 @@ function runPostgresBench(): string | null {
   return (JSON.parse(last) as { postgresSchema: string }).postgresSchema;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+/** The middle value (the upper one of an even count). */
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Drops the bench's Postgres schemas (also used by bench/cli-pass.ts). */
 export async function dropSchemas(url: string, schemas: string[]): Promise<void> {

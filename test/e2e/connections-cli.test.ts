@@ -138,13 +138,9 @@ describe('sync --once: a source without an organization, on a token that sees se
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('when one source names no organization, then it alone is not synced, the message names it, and the source that names one syncs', async () => {
-    const rows = (p: string) =>
-      Array.from({ length: 3 }, (_, i) => `${p}${i},${p} customer ${i},EUR,1 rue du Port,Nantes,44000,FR,,`);
-    dropCsv(join(dir, 'unnamed'), 'accounts.csv', ACCOUNT_HEADER, rows('U-'));
-    dropCsv(join(dir, 'named'), 'accounts.csv', ACCOUNT_HEADER, rows('N-'));
-
-    const result = await runCli(['--config', file, 'sync', '--once', '--json'], {
+  /** `sync --once --json` with no organization set for the token (it sees two). */
+  const sync = () =>
+    runCli(['--config', file, 'sync', '--once', '--json'], {
       env: {
         ...apiEnvOf(sandbox),
         RECEIVABLES_ORGANIZATION_ID: '',
@@ -154,6 +150,14 @@ describe('sync --once: a source without an organization, on a token that sees se
         LOG_LEVEL: 'error',
       },
     });
+
+  it('when one source names no organization, then it alone is not synced, the message names it, and the source that names one syncs', async () => {
+    const rows = (p: string) =>
+      Array.from({ length: 3 }, (_, i) => `${p}${i},${p} customer ${i},EUR,1 rue du Port,Nantes,44000,FR,,`);
+    dropCsv(join(dir, 'unnamed'), 'accounts.csv', ACCOUNT_HEADER, rows('U-'));
+    dropCsv(join(dir, 'named'), 'accounts.csv', ACCOUNT_HEADER, rows('N-'));
+
+    const result = await sync();
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('source unnamed: ');
     expect(result.stderr).toContain('several organizations');
@@ -172,16 +176,7 @@ describe('sync --once: a source without an organization, on a token that sees se
       'Z-1,Z customer,EUR,1 rue du Port,Nantes,44000,FR,,',
     ]);
     const before = sandbox.deps.store.accounts.size;
-    const result = await runCli(['--config', file, 'sync', '--once', '--json'], {
-      env: {
-        ...apiEnvOf(sandbox),
-        RECEIVABLES_ORGANIZATION_ID: '',
-        DATABASE_URL: TEST_DATABASE_URL,
-        DATABASE_SCHEMA: schema,
-        REDIS_URL: '',
-        LOG_LEVEL: 'error',
-      },
-    });
+    const result = await sync();
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('several organizations');
     expect(result.stderr).not.toContain('source unnamed: ');
