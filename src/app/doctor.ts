@@ -71,21 +71,17 @@ export async function runDoctor(loaded: LoadedConfig, options: DoctorOptions = {
         ? { ...check, name: `${check.name} (${connection.id})` }
         : check;
     const view = connectionView(loaded, connection);
+    // Each source's organization as configured (its own, else its connection's); the sources with
+    // none need the token to see exactly one.
+    const configured = sources
+      .filter((s) => connectionIdOf(s) === connection.id)
+      .map((s) => ({ id: s.id, organizationId: s.organizationId ?? connection.api.organizationId }));
     const organizations = [
       ...new Set(
-        sources
-          .filter((s) => connectionIdOf(s) === connection.id)
-          .map((s) => s.organizationId ?? connection.api.organizationId)
-          .filter((id): id is string => typeof id === 'string'),
+        configured.map((s) => s.organizationId).filter((id): id is string => typeof id === 'string'),
       ),
     ];
-    // Sources that name no organization, on a connection that names none either: they need the
-    // token to see exactly one.
-    const unnamed = sources
-      .filter(
-        (s) => connectionIdOf(s) === connection.id && !s.organizationId && !connection.api.organizationId,
-      )
-      .map((s) => s.id);
+    const unnamed = configured.filter((s) => !s.organizationId).map((s) => s.id);
     for (const check of await apiChecks(view, connection.id, organizations, unnamed, fetchImpl))
       checks.push(named(check));
   }

@@ -42,12 +42,13 @@ export async function collectStatus(
     const configured = source.type === 'sql' ? Object.keys(source.streams ?? {}) : [];
     const names = [...new Set([...configured, ...cursors.map((c) => c.stream)])].sort(byStreamOrder);
     const [run] = await readers.runs.recent(source.id, 1);
+    const connection = connectionIdOf(source);
     out.push({
       id: source.id,
       type: source.type,
       schedule: source.schedule ?? null,
-      connection: connectionIdOf(source),
-      organizationId: source.organizationId ?? organizationOf(connectionIdOf(source)),
+      connection,
+      organizationId: source.organizationId ?? organizationOf(connection),
       streams: names.map((stream) => {
         const row = cursors.find((c) => c.stream === stream);
         return { stream, cursor: row?.cursor ?? null, updatedAt: row?.updatedAt ?? null };
