@@ -1,15 +1,19 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStateDatabase, schemaIsCurrent } from '../../../src/state/database.js';
 import { openEmbeddedDatabase } from '../../../src/state/embedded-database.js';
 import {
+  extractTemplate,
   migrationsDigest,
   TEMPLATE_MIGRATIONS_FILE_NAME,
   tarEntries,
   tarFolder,
+  templatePath,
+  writeTemplate,
 } from '../../../src/state/embedded-template.js';
 
 const STATE_DIR = join(import.meta.dirname, '..', '..', '..', 'src', 'state');
@@ -54,6 +58,17 @@ describe('the embedded state DB template', () => {
     expect(built).toEqual(migrationsDigest());
   });
 
+  it('when the template is read, then its WAL segment holds the checkpoints alone, without 16 MB of zeros to write', () => {
+    // If this fails after a rebuild: the build no longer switches to a new WAL segment before its
+    // last checkpoint (initdb and the migrations leave 8 MB of WAL nothing replays), or the
+    // archive stores zero tails again: a new data folder then decompresses and writes 25 MB.
+    const entries = [...tarEntries(brotliDecompressSync(readFileSync(templatePath() ?? '')))];
+    const wal = entries.filter((e) => /^pg_wal\/[0-9A-F]{24}$/.test(e.name));
+    expect(wal.map((e) => [e.size, (e.data?.length ?? 0) <= 8192])).toEqual([[16 * 1024 * 1024, true]]);
+    const stored = entries.reduce((sum, e) => sum + (e.data?.length ?? 0), 0);
+    expect(stored).toBeLessThan(12 * 1024 * 1024);
+  });
+
   it('when the template is damaged, then the data folder is made by initdb instead', async () => {
     const damaged = join(dataDir, 'damaged.tar.br');
     writeFileSync(damaged, 'not brotli');
@@ -81,5 +96,30 @@ describe('the embedded state DB template', () => {
       ['base/5', null],
       ['base/5/1259', 8192],
     ]);
+  });
+
+  it('when a file ends in a long run of zeros, then the archive leaves them out and extraction gives the file back whole', () => {
+    const root = join(dataDir, 'root');
+    mkdirSync(join(root, 'pg_wal'), { recursive: true });
+    const segment = Buffer.alloc(1024 * 1024);
+    segment.write('checkpoint record', 0);
+    writeFileSync(join(root, 'pg_wal', '000000010000000000000002'), segment);
+    const short = Buffer.concat([Buffer.from('page'), Buffer.alloc(1000)]);
+    writeFileSync(join(root, 'PG_VERSION'), short);
+
+    const entries = [...tarEntries(tarFolder(root))].map((e) => [e.name, e.data?.length ?? null, e.size]);
+    expect(entries).toEqual([
+      ['PG_VERSION', short.length, short.length],
+      ['pg_wal', null, 0],
+      ['pg_wal/000000010000000000000002', 'checkpoint record'.length, segment.length],
+    ]);
+    const file = join(dataDir, 'template.tar.br');
+    writeTemplate(root, file);
+    const target = join(dataDir, 'extracted');
+    expect(extractTemplate(target, file)).toBe(true);
+    const extracted = join(target, 'pg_wal', '000000010000000000000002');
+    expect(statSync(extracted).size).toBe(segment.length);
+    expect(readFileSync(extracted).equals(segment)).toBe(true);
+    expect(readFileSync(join(target, 'PG_VERSION')).equals(short)).toBe(true);
   });
 });
