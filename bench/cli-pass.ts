@@ -8,8 +8,9 @@
  * fingerprint leaves out: a new file, no write). For each process: wall time, CPU time and peak RSS
  * (VmHWM, written at exit by bench/cli-usage.cjs, preloaded through NODE_OPTIONS). On the embedded
  * state DB, then, with DATABASE_URL set, on Postgres (a schema of its own, dropped after).
- * `--v8-default-heap` runs each first sync once more with V8's own heap growth
- * (`--heap-growing-percent=0`) instead of the CLI's (src/cli/heap-growth.ts), to compare.
+ * `--v8-default-heap` runs each first sync once more with V8's own heap growth, old and young
+ * generations (`--heap-growing-percent=0 --semi-space-growth-factor=2`), instead of the CLI's
+ * (src/cli/heap-growth.ts), to compare.
  * Prints one line per figure, then one JSON line.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -179,7 +180,9 @@ async function measureKind(
         // A second first sync in the same schema would find the first's records: a schema of its own.
         env.DATABASE_SCHEMA = `${schema}_v8`;
       }
-      result.firstSyncV8DefaultHeap = (await firstSync(`${kind[0]}2`, ['--heap-growing-percent=0'])).figures;
+      result.firstSyncV8DefaultHeap = (
+        await firstSync(`${kind[0]}2`, ['--heap-growing-percent=0', '--semi-space-growth-factor=2'])
+      ).figures;
     }
     return result;
   } finally {

@@ -13,7 +13,9 @@
  * - `columns`: the same with `columns: true` (rows as objects), the baseline of earlier versions of
  *   this bench, about 1.6x slower than `bare`: printed for continuity only, never the goal;
  * - `source`: the CSV source's whole path on a drop folder holding the file: claim, checksum and
- *   UTF-8 check, header, parse, validation, batches drained, archive (no downstream sync).
+ *   UTF-8 check, header, parse, validation, batches drained, archive (no downstream sync), with the
+ *   CLI's heap settings (src/cli/heap-growth.ts: the old generation's growth and the young
+ *   generation's size bounded), as `sync --once` runs it; `--v8-default-heap`: with V8's own.
  *
  * Each is run `--repeat` times (default 3), alternating: the best rows/s, the least CPU time and
  * the worst peak RSS are kept, so a busy machine skews the ratio less and the memory figure errs
@@ -30,6 +32,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse';
+import { capYoungGeneration, limitHeapGrowth } from '../src/cli/heap-growth.js';
 import { systemClock } from '../src/domain/clock.js';
 import { createLogger } from '../src/logging/logger.js';
 import { CSV_PARSE_OPTIONS } from '../src/sources/csv/csv-rows.js';
@@ -121,11 +124,15 @@ async function measureSource(file: string): Promise<Measurement> {
   }
 }
 
+/** Whether the source runs with V8's own heap settings instead of the CLI's. */
+const V8_DEFAULT_HEAP = process.argv.includes('--v8-default-heap');
+
 function runChild(mode: Mode, file: string): Measurement {
   const self = fileURLToPath(import.meta.url);
   // tsx's loader by absolute URL: the child resolves it whatever its working directory.
   const tsx = import.meta.resolve('tsx');
-  const child = spawnSync(process.execPath, ['--import', tsx, self, '--measure', mode, file], {
+  const heap = mode === 'source' && !V8_DEFAULT_HEAP ? ['--cli-heap'] : [];
+  const child = spawnSync(process.execPath, ['--import', tsx, self, '--measure', mode, file, ...heap], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -137,6 +144,10 @@ function runChild(mode: Mode, file: string): Measurement {
 async function main(argv: string[]): Promise<void> {
   if (argv[0] === '--measure') {
     const [, mode, file] = argv;
+    if (argv.includes('--cli-heap')) {
+      limitHeapGrowth();
+      capYoungGeneration();
+    }
     const result =
       mode === 'bare' || mode === 'columns' ? await measureBare(file!, mode) : await measureSource(file!);
     console.log(JSON.stringify(result));
@@ -184,6 +195,11 @@ async function main(argv: string[]): Promise<void> {
   console.log(`file: ${file} (${fmt(bare.rows)} rows), best of ${repeat} runs each`);
   console.log(`bare csv-parse, the source's mode (array rows, its options): ${line(bare)}`);
   console.log(`csv source (claim + checksum + parse + validate + archive):  ${line(source)}`);
+  console.log(
+    V8_DEFAULT_HEAP
+      ? "  the source with V8's own heap settings (--v8-default-heap)"
+      : "  the source with the CLI's heap settings (src/cli/heap-growth.ts), as sync --once runs it",
+  );
   console.log(`ratio source / same-mode csv-parse: ${ratio} (goal >= ${GOAL_RATIO})`);
   console.log(`the same by CPU time (less swayed by other processes on the machine): ${cpuRatio}`);
   console.log(`csv source peak RSS: ${source.maxRssMB} MB (goal <= ${GOAL_RSS_MB} MB)`);
@@ -204,6 +220,7 @@ async function main(argv: string[]): Promise<void> {
       repeat,
       bare,
       source,
+      sourceHeap: V8_DEFAULT_HEAP ? 'v8-default' : 'cli',
       ratio,
       cpuRatio,
       columnsTrue: { ...columns, ratio: ratioOf(columns) },

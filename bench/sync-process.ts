@@ -1,6 +1,6 @@
 /**
- * One pass in a process of its own, as `sync --once` runs it: open + migrate the state DB, one pass
- * of the drop folder, close. Started by `bench/sync-state-db.ts` with BENCH_SYNC_PROCESS (JSON of
+ * One pass in a process of its own, as `sync --once` runs it: the CLI's heap settings
+ * (src/cli/heap-growth.ts), open + migrate the state DB, one pass of the drop folder, close. Started by `bench/sync-state-db.ts` with BENCH_SYNC_PROCESS (JSON of
  * {@link SyncProcessProps}); prints one JSON line ({@link SyncProcessFigures}). Loading the modules
  * (PGlite's included) is before the clock, as for `pg`: under tsx it costs what it would not once
  * built.
@@ -9,6 +9,7 @@ import { StaticTokenProvider } from '../src/api/auth/static-token-provider.js';
 import { ReceivablesClient } from '../src/api/client.js';
 import { createRateLimiter } from '../src/api/rate-limit/create-rate-limiter.js';
 import { ClientSyncApi } from '../src/app/sync-api.js';
+import { capYoungGeneration, limitHeapGrowth } from '../src/cli/heap-growth.js';
 import { systemClock } from '../src/domain/clock.js';
 import { createLogger } from '../src/logging/logger.js';
 import { createCsvSource } from '../src/sources/csv/index.js';
@@ -36,6 +37,8 @@ export interface SyncProcessFigures {
   peakRssMb: number;
 }
 
+limitHeapGrowth();
+capYoungGeneration();
 const props = JSON.parse(process.env.BENCH_SYNC_PROCESS ?? '{}') as SyncProcessProps;
 if (!props.databaseUrl) await import('@electric-sql/pglite');
 const logger = createLogger({ level: 'error' });
