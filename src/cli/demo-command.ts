@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { Command } from 'commander';
 import { openSyncRuntime, syncServiceOf } from '../app/runtime.js';
@@ -11,8 +11,20 @@ import { hasFailures, jsonSummary, textSummary } from './sync-summary.js';
 /**
  * `demo`: the main job end to end on embedded defaults. Starts the sandbox API in this process,
  * copies the sample drop folder to `<dir>/drop`, syncs it into an embedded state DB, then syncs again
- * to show that unchanged data costs no API call.
+ * to show that unchanged data costs no API call. `<dir>/receivables-sync.yaml` names its source and
+ * state, so `status` and `failures` can read what it recorded (the sandbox is gone by then).
  */
+/** The demo's source and state, relative to its folder (its sandbox's address and token are not kept). */
+const DEMO_CONFIG = `# Written by \`receivables-sync demo\`: its source and state DB, for \`status\` and \`failures\`.
+sources:
+  - id: erp-csv
+    type: csv
+    dropDir: ./drop
+    stableSeconds: 0
+state:
+  dataDir: ./state
+`;
+
 export function demoCommand(): Command {
   return new Command('demo')
     .description(
@@ -39,6 +51,9 @@ export function demoCommand(): Command {
           .filter((f) => f.endsWith('.csv'))
           .join(', ')}\n`,
       );
+      // Read from the demo's folder (cwd), as `status --config <dir>/receivables-sync.yaml` reads it.
+      const configFile = join(dir, 'receivables-sync.yaml');
+      writeFileSync(configFile, DEMO_CONFIG);
       const loaded = withGlobalFlags(
         loadConfig({
           env: {
@@ -50,10 +65,6 @@ export function demoCommand(): Command {
         }),
         command.optsWithGlobals<GlobalFlags>(),
       );
-      loaded.config.state = { databaseUrl: null, schema: 'public', dataDir: join(dir, 'state') };
-      loaded.config.sources = [
-        { id: 'erp-csv', type: 'csv', dropDir, stableSeconds: 0, mapping: {}, strictColumns: false },
-      ];
       const runtime = await openSyncRuntime(loaded);
       let failed = false;
       try {
@@ -86,6 +97,9 @@ export function demoCommand(): Command {
         out.write(`\nThe sandbox now holds ${JSON.stringify(stats)}.\n`);
         out.write(
           `Archived files and error reports: ${join(relative(process.cwd(), dropDir) || dropDir, 'archive')}\n`,
+        );
+        out.write(
+          `What it recorded (its runs, cursors, failures): receivables-sync --config ${relative(process.cwd(), configFile) || configFile} status\n`,
         );
       } finally {
         await runtime.close();
