@@ -1,5 +1,6 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
+import { nodeOptions } from '../config/node-options.js';
 
 /**
  * How far V8 lets the old generation grow past what survived the last full garbage collection, in
@@ -67,10 +68,10 @@ export function youngGenerationGiven(execArgv: readonly string[], nodeOptions = 
  */
 export function capYoungGeneration(
   execArgv: readonly string[] = process.execArgv,
-  nodeOptions = process.env.NODE_OPTIONS ?? '',
+  givenOptions = nodeOptions(),
   capMb = YOUNG_GENERATION_CAP_MB,
 ): PerformanceObserver | null {
-  if (youngGenerationGiven(execArgv, nodeOptions)) return null;
+  if (youngGenerationGiven(execArgv, givenOptions)) return null;
   const cap = capMb * 1024 * 1024;
   const setGrowth = (grow: boolean) =>
     v8.setFlagsFromString(`--semi-space-growth-factor=${grow ? V8_SEMI_SPACE_GROWTH_FACTOR : 1}`);

@@ -47,7 +47,8 @@ export function configFilePath(explicit: string | undefined, env: Env, cwd: stri
 
 /**
  * Loads the configuration: built-in defaults, then the user's file, then environment overrides,
- * validated once against one schema. This is the only module that reads `process.env`.
+ * validated once against one schema. Only `config/` reads `process.env` (here, and NODE_OPTIONS in
+ * `node-options.ts`).
  */
 export function loadConfig(
   options: { file?: string | undefined; env?: Env; cwd?: string } = {},
