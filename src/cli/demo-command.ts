@@ -6,6 +6,7 @@ import { loadConfig } from '../config/load.js';
 import { packageRoot } from '../config/paths.js';
 import { type GlobalFlags, withGlobalFlags } from './cli-config.js';
 import { EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
+import { invocation } from './invocation.js';
 import { hasFailures, jsonSummary, textSummary } from './sync-summary.js';
 
 /**
@@ -99,7 +100,8 @@ export function demoCommand(): Command {
           `Archived files and error reports: ${join(relative(process.cwd(), dropDir) || dropDir, 'archive')}\n`,
         );
         out.write(
-          `What it recorded (its runs, cursors, failures): receivables-sync --config ${relative(process.cwd(), configFile) || configFile} status\n`,
+          `What it recorded (its runs, cursors, failures): ${invocation()} --config ${relative(process.cwd(), configFile) || configFile} status\n` +
+            `(each demo starts again from an empty ${relative(process.cwd(), dir) || dir})\n`,
         );
       } finally {
         await runtime.close();

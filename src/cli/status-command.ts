@@ -1,12 +1,16 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { openStateRuntime } from '../app/runtime.js';
 import { apiConnections, connectionIdOf, connectionOf } from '../config/connections.js';
+import { type LoadedConfig, noSourceMessage } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
 import { STREAM_ORDER, type Stream } from '../domain/records.js';
 import type { CursorValue, StreamCursor } from '../state/cursors.js';
 import type { RunRow } from '../state/runs.js';
 import { loadCliConfig } from './cli-config.js';
 import { CliError } from './errors.js';
+import { invocation } from './invocation.js';
 
 /** What `status` shows of one configured source; the dashboard can show the same. */
 export interface SourceStatus {
@@ -105,6 +109,18 @@ function describeRun(run: NonNullable<SourceStatus['lastRun']>): string {
   );
 }
 
+/** Where the demo leaves its configuration (`demo`'s default folder), relative to the working folder. */
+const DEMO_CONFIG = join('data', 'demo', 'receivables-sync.yaml');
+
+/** `status` without a source: why, how to configure one, and the demo's configuration if it ran here. */
+function noSourceReport(loaded: LoadedConfig): string {
+  const message = noSourceMessage(loaded);
+  const demo = existsSync(DEMO_CONFIG)
+    ? `The demo keeps its own configuration: ${invocation()} --config ${DEMO_CONFIG} status\n`
+    : '';
+  return `${message.charAt(0).toUpperCase()}${message.slice(1)}.\n${demo}`;
+}
+
 /**
  * The human-readable report. `scope`: each source's connection and organization are shown (when
  * the configuration has several connections, or names an organization).
@@ -165,6 +181,11 @@ export function statusCommand(): Command {
     .option('--json', 'print one JSON object {"sources":[...]} on stdout')
     .action(async (flags: StatusFlags, cmd: Command) => {
       const loaded = loadCliConfig(cmd);
+      if (loaded.config.sources.length === 0) {
+        // Nothing to report, and no state DB to make for it (an embedded one would be created).
+        process.stdout.write(flags.json ? `${JSON.stringify({ sources: [] })}\n` : noSourceReport(loaded));
+        return;
+      }
       const sources = loaded.config.sources.filter((s) => !flags.source || s.id === flags.source);
       if (flags.source && sources.length === 0)
         throw new CliError(`no source "${flags.source}" in the configuration`);

@@ -252,13 +252,16 @@ function duplicateSourceIds(sources: unknown): string[] {
  */
 export function requireSources(loaded: LoadedConfig): Config['sources'] {
   if (loaded.config.sources.length > 0) return loaded.config.sources;
+  throw new AppError('NO_SOURCE', noSourceMessage(loaded), { kind: 'config' });
+}
+
+/** Why no source is configured (which file, or that none was found) and how to configure one. */
+export function noSourceMessage(loaded: LoadedConfig): string {
   const where = loaded.file
     ? `${loaded.file} defines no source`
     : 'no configuration file was found (--config FILE, RECEIVABLES_SYNC_CONFIG, or ./receivables-sync.yaml)';
-  throw new AppError(
-    'NO_SOURCE',
+  return (
     `no source is configured: ${where}. Add a \`sources:\` entry (see the README, "Sources"), ` +
-      'or run `receivables-sync demo` (npm run demo) to try the sample drop folder against a local sandbox',
-    { kind: 'config' },
+    'or run `receivables-sync demo` (npm run demo) to try the sample drop folder against a local sandbox'
   );
 }

@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { BIN, runCli } from '../support/cli.js';
 
 /** The README's quick start: `npm run demo`, then a look at what it recorded. */
 describe('demo', () => {
@@ -20,13 +20,14 @@ describe('demo', () => {
     expect(demo.code, demo.stderr).toBe(0);
     expect(demo.stdout).toMatch(/== First pass: everything is new/);
     expect(demo.stdout).toMatch(/== Second pass: the same data dropped again/);
-    const hint =
-      /What it recorded \(its runs, cursors, failures\): receivables-sync --config (\S+) status/.exec(
-        demo.stdout,
-      );
-    expect(hint?.[1]).toBe(join('data', 'demo', 'receivables-sync.yaml'));
+    // The command as it can be run here: node and the script (this test runs no link on the PATH).
+    const hint = /What it recorded \(its runs, cursors, failures\): node (\S+) --config (\S+) status/.exec(
+      demo.stdout,
+    );
+    expect(hint?.[1]).toBe(BIN);
+    expect(hint?.[2]).toBe(join('data', 'demo', 'receivables-sync.yaml'));
 
-    const status = await runCli(['--config', hint?.[1] ?? '', 'status', '--json'], {
+    const status = await runCli(['--config', hint?.[2] ?? '', 'status', '--json'], {
       cwd,
       env: { ...env, DATABASE_URL: '' },
     });
@@ -38,5 +39,15 @@ describe('demo', () => {
     expect(counts.length).toBeGreaterThan(0);
     for (const kind of counts) expect(kind).toMatchObject({ created: 0, updated: 0, failed: 0 });
     expect(counts.reduce((sum, kind) => sum + (kind.unchanged ?? 0), 0)).toBeGreaterThan(0);
+  });
+
+  it("when status runs where the demo ran, with no configuration, then it says none was found and points to the demo's, and makes no state DB", async () => {
+    const status = await runCli(['status'], { cwd, env: { ...env, DATABASE_URL: '' } });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^No source is configured: no configuration file was found/);
+    expect(status.stdout).toContain(
+      `The demo keeps its own configuration: node ${BIN} --config ${join('data', 'demo', 'receivables-sync.yaml')} status`,
+    );
+    expect(existsSync(join(cwd, 'data', 'state-db'))).toBe(false);
   });
 });
