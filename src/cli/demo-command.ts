@@ -21,7 +21,7 @@ sources:
   - id: erp-csv
     type: csv
     dropDir: ./drop
-    stableSeconds: 0
+    stableSeconds: 0 # take a file at once (by default it must stay unchanged 5 s: still being written)
 state:
   dataDir: ./state
 `;
@@ -90,12 +90,14 @@ export function demoCommand(): Command {
           out.write(`\n== ${title}\n${textSummary(summaries, json, false)}`);
           failed ||= hasFailures(summaries);
         }
-        const stats = await (
+        const stats = (await (
           await fetch(`${sandbox.baseUrl}/__sandbox/stats`, {
             headers: { authorization: `Bearer ${sandbox.adminToken}` },
           })
-        ).json();
-        out.write(`\nThe sandbox now holds ${JSON.stringify(stats)}.\n`);
+        ).json()) as { accounts: number; invoices: number; creditNotes: number };
+        out.write(
+          `\nThe sandbox now holds ${stats.accounts} accounts, ${stats.invoices} invoices and ${stats.creditNotes} credit notes.\n`,
+        );
         out.write(
           `Archived files and error reports: ${join(relative(process.cwd(), dropDir) || dropDir, 'archive')}\n`,
         );

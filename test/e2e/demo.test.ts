@@ -20,6 +20,8 @@ describe('demo', () => {
     expect(demo.code, demo.stderr).toBe(0);
     expect(demo.stdout).toMatch(/== First pass: everything is new/);
     expect(demo.stdout).toMatch(/== Second pass: the same data dropped again/);
+    // What examples/drop holds, each once: the second pass added nothing.
+    expect(demo.stdout).toContain('The sandbox now holds 8 accounts, 12 invoices and 3 credit notes.');
     // The command as it can be run here: node and the script (this test runs no link on the PATH).
     const hint = /What it recorded \(its runs, cursors, failures\): node (\S+) --config (\S+) status/.exec(
       demo.stdout,
