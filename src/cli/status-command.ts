@@ -181,7 +181,7 @@ export function statusCommand(): Command {
     .option('--json', 'print one JSON object {"sources":[...]} on stdout')
     .action(async (flags: StatusFlags, cmd: Command) => {
       const loaded = loadCliConfig(cmd);
-      if (loaded.config.sources.length === 0) {
+      if (loaded.config.sources.length === 0 && !flags.source) {
         // Nothing to report, and no state DB to make for it (an embedded one would be created).
         process.stdout.write(flags.json ? `${JSON.stringify({ sources: [] })}\n` : noSourceReport(loaded));
         return;

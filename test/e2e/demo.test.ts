@@ -51,5 +51,9 @@ describe('demo', () => {
       `The demo keeps its own configuration: node ${BIN} --config ${join('data', 'demo', 'receivables-sync.yaml')} status`,
     );
     expect(existsSync(join(cwd, 'data', 'state-db'))).toBe(false);
+    // A source asked for by name is still an error when there is none.
+    const named = await runCli(['status', '--source', 'billing'], { cwd, env: { ...env, DATABASE_URL: '' } });
+    expect(named.code).toBe(1);
+    expect(named.stderr).toMatch(/no source "billing" in the configuration/);
   });
 });
