@@ -21,7 +21,11 @@ describe('embedded state DB: one process at a time', () => {
 
   it('when a process holds it, then `status` in another process exits 1 naming the folder, the holder and the fix, and runs once it is closed', async () => {
     const configFile = join(dir, 'receivables-sync.yaml');
-    writeFileSync(configFile, `state:\n  dataDir: ${dataDir}\nsources: []\n`);
+    // A source, so that status reads the state DB (without one it has nothing to read there).
+    writeFileSync(
+      configFile,
+      `state:\n  dataDir: ${dataDir}\nsources:\n  - id: erp-csv\n    type: csv\n    dropDir: ${join(dir, 'drop')}\n`,
+    );
     const env = { DATABASE_URL: '', DATABASE_SCHEMA: '', REDIS_URL: '', LOG_LEVEL: 'warn' };
     const held = await openStateDatabase({ databaseUrl: null, dataDir });
     let refused: Awaited<ReturnType<typeof runCli>>;
