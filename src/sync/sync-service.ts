@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { SourceConfig } from '../config/schema.js';
+import { messageOf } from '../domain/errors.js';
 import type { RecordKind } from '../domain/records.js';
 import type { SourceFactory } from '../sources/create-source.js';
 import type { Source } from '../sources/source.js';
@@ -54,7 +55,11 @@ export class SyncService {
     options: { trigger?: string; dryRun?: boolean; full?: boolean } = {},
   ): Promise<SourceSummary[]> {
     const config = this.configOf(sourceId);
-    const api = await this.#apiOf(config);
+    const api = await this.#apiForPass(
+      config,
+      options.trigger ?? (options.full ? 'full' : 'once'),
+      options.dryRun,
+    );
     const summaries: SourceSummary[] = [];
     if (options.full && !options.dryRun) {
       await this.props.state.recordMap.resetHashes(sourceId);
@@ -115,6 +120,34 @@ export class SyncService {
     if (rows.length === 0) throw new Error(`${sourceId} has no synced ${kind} "${sourceKey}"`);
     await this.props.state.recordMap.resetHash(sourceId, kind, [sourceKey]);
     return this.#run(config, api, replaySource(sourceId, 'record re-sync', storedItems(rows)), 'manual');
+  }
+
+  /**
+   * The source's API for a pass. When it cannot be had (no organization settled for the source,
+   * its connection's server or credentials failing before anything is read), a failed run records
+   * why, as a pass that fails does (`status` and the dashboard say it), unless it is a dry run; the
+   * error goes on to the caller either way.
+   */
+  async #apiForPass(config: SourceConfig, trigger: string, dryRun = false): Promise<SyncApi> {
+    try {
+      return await this.#apiOf(config);
+    } catch (error) {
+      if (!dryRun) await this.#recordNotStarted(config.id, trigger, error);
+      throw error;
+    }
+  }
+
+  async #recordNotStarted(sourceId: string, trigger: string, error: unknown): Promise<void> {
+    try {
+      const runId = await this.props.state.runs.start(sourceId, trigger, false);
+      await this.props.state.runs.finish(runId, 'failed', {}, messageOf(error));
+    } catch (recording) {
+      // The state DB itself may be what failed: the caller's error says more than this one.
+      this.props.logger.error(
+        { sourceId, reason: messageOf(recording) },
+        'the pass that could not start is not recorded',
+      );
+    }
   }
 
   #apiOf(config: SourceConfig): Promise<SyncApi> {

@@ -138,17 +138,17 @@ describe('sync --once: a source without an organization, on a token that sees se
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** The state DB of these tests, for `status`. */
+  const stateEnv = {
+    DATABASE_URL: TEST_DATABASE_URL,
+    DATABASE_SCHEMA: schema,
+    REDIS_URL: '',
+    LOG_LEVEL: 'error',
+  };
   /** `sync --once --json` with no organization set for the token (it sees two). */
   const sync = () =>
     runCli(['--config', file, 'sync', '--once', '--json'], {
-      env: {
-        ...apiEnvOf(sandbox),
-        RECEIVABLES_ORGANIZATION_ID: '',
-        DATABASE_URL: TEST_DATABASE_URL,
-        DATABASE_SCHEMA: schema,
-        REDIS_URL: '',
-        LOG_LEVEL: 'error',
-      },
+      env: { ...apiEnvOf(sandbox), RECEIVABLES_ORGANIZATION_ID: '', ...stateEnv },
     });
 
   it('when one source names no organization, then it alone is not synced, the message names it, and the source that names one syncs', async () => {
@@ -168,6 +168,17 @@ describe('sync --once: a source without an organization, on a token that sees se
     expect(synced).toEqual(['N-0', 'N-1', 'N-2']);
     expect(csvFiles(join(dir, 'unnamed'))).toEqual(['accounts.csv']);
     expect(csvFiles(join(dir, 'named'))).toEqual([]);
+    // The source that could not start says why where a user looks: its last run, failed.
+    const status = await runCli(['--config', file, 'status', '--json'], { env: stateEnv });
+    expect(status.code, status.stderr).toBe(0);
+    const bySource = new Map(
+      (
+        JSON.parse(status.stdout).sources as Array<{ id: string; lastRun: Record<string, unknown> | null }>
+      ).map((source) => [source.id, source.lastRun]),
+    );
+    expect(bySource.get('unnamed')).toMatchObject({ trigger: 'once', status: 'failed' });
+    expect(bySource.get('unnamed')?.error).toMatch(/several organizations/);
+    expect(bySource.get('named')).toMatchObject({ status: 'succeeded' });
   });
 
   it('when no source names an organization, then the run stops at its start, as it always did, and nothing is synced', async () => {
