@@ -2,7 +2,7 @@ import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path';
 import { Command } from 'commander';
 import { openSyncRuntime, syncServiceOf } from '../app/runtime.js';
-import { loadConfig } from '../config/load.js';
+import { CONFIG_FILE_NAME, loadConfig } from '../config/load.js';
 import { packageRoot } from '../config/paths.js';
 import { type GlobalFlags, withGlobalFlags } from './cli-config.js';
 import { EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
@@ -26,16 +26,15 @@ state:
   dataDir: ./state
 `;
 
+/** The demo's working folder unless `--dir` names another, relative to the working folder. */
+export const DEMO_DIR = './data/demo';
+
 export function demoCommand(): Command {
   return new Command('demo')
     .description(
       'sync the sample drop folder (examples/drop) into a local sandbox API, twice, and show what happened',
     )
-    .option(
-      '--dir <dir>',
-      'working folder (drop folder copy, archive, state DB); emptied first',
-      './data/demo',
-    )
+    .option('--dir <dir>', 'working folder (drop folder copy, archive, state DB); emptied first', DEMO_DIR)
     .action(async (flags: { dir: string }, command: Command) => {
       const dir = resolve(flags.dir);
       const sample = join(packageRoot(), 'examples', 'drop');
@@ -53,7 +52,7 @@ export function demoCommand(): Command {
           .join(', ')}\n`,
       );
       // Read from the demo's folder (cwd), as `status --config <dir>/receivables-sync.yaml` reads it.
-      const configFile = join(dir, 'receivables-sync.yaml');
+      const configFile = join(dir, CONFIG_FILE_NAME);
       writeFileSync(configFile, DEMO_CONFIG);
       const loaded = withGlobalFlags(
         loadConfig({

@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { openStateRuntime } from '../app/runtime.js';
 import { apiConnections, connectionIdOf, connectionOf } from '../config/connections.js';
-import { type LoadedConfig, noSourceMessage } from '../config/load.js';
+import { CONFIG_FILE_NAME, type LoadedConfig, noSourceMessage } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
 import { STREAM_ORDER, type Stream } from '../domain/records.js';
 import type { CursorValue, StreamCursor } from '../state/cursors.js';
 import type { RunRow } from '../state/runs.js';
 import { loadCliConfig } from './cli-config.js';
+import { DEMO_DIR } from './demo-command.js';
 import { CliError } from './errors.js';
 import { invocation } from './invocation.js';
 
@@ -110,7 +111,7 @@ function describeRun(run: NonNullable<SourceStatus['lastRun']>): string {
 }
 
 /** Where the demo leaves its configuration (`demo`'s default folder), relative to the working folder. */
-const DEMO_CONFIG = join('data', 'demo', 'receivables-sync.yaml');
+const DEMO_CONFIG = join(DEMO_DIR, CONFIG_FILE_NAME);
 
 /** `status` without a source: why, how to configure one, and the demo's configuration if it ran here. */
 function noSourceReport(loaded: LoadedConfig): string {
@@ -126,7 +127,6 @@ function noSourceReport(loaded: LoadedConfig): string {
  * the configuration has several connections, or names an organization).
  */
 export function formatStatus(statuses: readonly SourceStatus[], scope = false): string {
-  if (statuses.length === 0) return 'No source is configured.\n';
   const lines: string[] = [];
   for (const s of statuses) {
     lines.push(`${s.id} (${s.type}${s.schedule ? `, schedule "${s.schedule}"` : ''})`);

@@ -36,12 +36,14 @@ export interface LoadedConfig {
 type Env = Readonly<Record<string, string | undefined>>;
 
 const DEFAULTS_FILE = join(packageRoot(), 'config', 'default.yaml');
+/** The configuration file read from the working folder when no other is named. */
+export const CONFIG_FILE_NAME = 'receivables-sync.yaml';
 
 /** The file to read: --config, else RECEIVABLES_SYNC_CONFIG, else ./receivables-sync.yaml if present. */
 export function configFilePath(explicit: string | undefined, env: Env, cwd: string): string | null {
   const chosen = explicit ?? env.RECEIVABLES_SYNC_CONFIG;
   if (chosen) return resolve(cwd, chosen);
-  const local = join(cwd, 'receivables-sync.yaml');
+  const local = join(cwd, CONFIG_FILE_NAME);
   return existsSync(local) ? local : null;
 }
 
