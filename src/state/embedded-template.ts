@@ -152,6 +152,9 @@ export function tarFolder(root: string): Buffer {
     h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
     blocks.push(h);
   };
+  /** An entry's bytes, padded to whole blocks. */
+  const content = (bytes: Buffer) =>
+    blocks.push(bytes, Buffer.alloc((BLOCK - (bytes.length % BLOCK)) % BLOCK));
   const walk = (folder: string) => {
     for (const name of readdirSync(folder).sort()) {
       const path = join(folder, name);
@@ -167,10 +170,10 @@ export function tarFolder(root: string): Buffer {
         if (data !== whole) {
           const pax = Buffer.from(paxRecord(SIZE_KEYWORD, String(whole.length)), 'utf8');
           header(`PaxHeaders/${entryName}`.slice(0, 99), pax.length, 'x', 0o600);
-          blocks.push(pax, Buffer.alloc((BLOCK - (pax.length % BLOCK)) % BLOCK));
+          content(pax);
         }
         header(entryName, data.length, '0', 0o600);
-        blocks.push(data, Buffer.alloc((BLOCK - (data.length % BLOCK)) % BLOCK));
+        content(data);
       }
     }
   };
