@@ -9,6 +9,13 @@ import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres
 import { apiEnvOf, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { lastJsonLine } from '../support/sync-env.js';
 
+/** `count` account rows whose source ids start with `prefix` (each source's own: `N-0`, `N-1`...). */
+const accountRows = (prefix: string, count: number) =>
+  Array.from(
+    { length: count },
+    (_, i) => `${prefix}${i},${prefix} customer ${i},EUR,1 rue du Port,Nantes,44000,FR,,`,
+  );
+
 /** A port nothing listens on: an API that is down. */
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -69,10 +76,8 @@ describe('sync --once with connections: one API down', () => {
     });
 
   it('when one connection API is unreachable, then the other connection sources still sync, the stranded files stay in their drop folder, and the run exits 1 naming that connection', async () => {
-    const rows = (p: string) =>
-      Array.from({ length: 5 }, (_, i) => `${p}${i},${p} customer ${i},EUR,1 rue du Port,Nantes,44000,FR,,`);
-    dropCsv(join(dir, 'stranded'), 'accounts.csv', ACCOUNT_HEADER, rows('X-'));
-    dropCsv(join(dir, 'healthy'), 'accounts.csv', ACCOUNT_HEADER, rows('H-'));
+    dropCsv(join(dir, 'stranded'), 'accounts.csv', ACCOUNT_HEADER, accountRows('X-', 5));
+    dropCsv(join(dir, 'healthy'), 'accounts.csv', ACCOUNT_HEADER, accountRows('H-', 5));
 
     const result = await run();
     expect(result.code).toBe(1);
@@ -152,10 +157,8 @@ describe('sync --once: a source without an organization, on a token that sees se
     });
 
   it('when one source names no organization, then it alone is not synced, the message names it, and the source that names one syncs', async () => {
-    const rows = (p: string) =>
-      Array.from({ length: 3 }, (_, i) => `${p}${i},${p} customer ${i},EUR,1 rue du Port,Nantes,44000,FR,,`);
-    dropCsv(join(dir, 'unnamed'), 'accounts.csv', ACCOUNT_HEADER, rows('U-'));
-    dropCsv(join(dir, 'named'), 'accounts.csv', ACCOUNT_HEADER, rows('N-'));
+    dropCsv(join(dir, 'unnamed'), 'accounts.csv', ACCOUNT_HEADER, accountRows('U-', 3));
+    dropCsv(join(dir, 'named'), 'accounts.csv', ACCOUNT_HEADER, accountRows('N-', 3));
 
     const result = await sync();
     expect(result.code).toBe(1);
