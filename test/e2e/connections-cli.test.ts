@@ -9,6 +9,20 @@ import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres
 import { apiEnvOf, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { lastJsonLine } from '../support/sync-env.js';
 
+/** Each source's last run, as `status --json` of the configuration `file` shows it. */
+async function lastRuns(
+  file: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Map<string, Record<string, unknown> | null>> {
+  const status = await runCli(['--config', file, 'status', '--json'], { env });
+  expect(status.code, status.stderr).toBe(0);
+  const sources = JSON.parse(status.stdout).sources as Array<{
+    id: string;
+    lastRun: Record<string, unknown> | null;
+  }>;
+  return new Map(sources.map((source) => [source.id, source.lastRun]));
+}
+
 /** `count` account rows whose source ids start with `prefix` (each source's own: `N-0`, `N-1`...). */
 const accountRows = (prefix: string, count: number) =>
   Array.from(
@@ -94,6 +108,11 @@ describe('sync --once with connections: one API down', () => {
     expect(csvFiles(join(dir, 'stranded'))).toEqual(['accounts.csv']);
     expect(csvFiles(join(dir, 'stranded', 'rejected'))).toEqual([]);
     expect(csvFiles(join(dir, 'healthy'))).toEqual([]);
+    // The stranded source's pass stopped before reading anything: its run says why.
+    const stateEnv = { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema, LOG_LEVEL: 'error' };
+    const stopped = (await lastRuns(file, stateEnv)).get('stranded');
+    expect(stopped).toMatchObject({ status: 'failed' });
+    expect(stopped?.error).toMatch(/organizations: fetch failed: connect ECONNREFUSED/);
 
     // Its API answers again (here: the connection points at a service that answers): the next pass
     // syncs the waiting file, once, and the healthy source sends nothing again.
@@ -105,6 +124,7 @@ describe('sync --once with connections: one API down', () => {
     expect(after).toHaveLength(10);
     expect(new Set(after).size).toBe(10);
     expect(csvFiles(join(dir, 'stranded'))).toEqual([]);
+    expect((await lastRuns(file, stateEnv)).get('stranded')).toMatchObject({ status: 'succeeded' });
   });
 });
 
@@ -172,13 +192,7 @@ describe('sync --once: a source without an organization, on a token that sees se
     expect(csvFiles(join(dir, 'unnamed'))).toEqual(['accounts.csv']);
     expect(csvFiles(join(dir, 'named'))).toEqual([]);
     // The source that could not start says why where a user looks: its last run, failed.
-    const status = await runCli(['--config', file, 'status', '--json'], { env: stateEnv });
-    expect(status.code, status.stderr).toBe(0);
-    const bySource = new Map(
-      (
-        JSON.parse(status.stdout).sources as Array<{ id: string; lastRun: Record<string, unknown> | null }>
-      ).map((source) => [source.id, source.lastRun]),
-    );
+    const bySource = await lastRuns(file, stateEnv);
     expect(bySource.get('unnamed')).toMatchObject({ trigger: 'once', status: 'failed' });
     expect(bySource.get('unnamed')?.error).toMatch(/several organizations/);
     expect(bySource.get('named')).toMatchObject({ status: 'succeeded' });
