@@ -1,7 +1,9 @@
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { resolveAlertTargets } from '../alerts/targets.js';
+import { CredentialStoreError } from '../api/auth/auth-errors.js';
 import { apiBaseOf, discover } from '../api/auth/discovery.js';
+import type { RefreshEvent } from '../api/auth/refreshing-token-provider.js';
 import { createTokenProvider, credentialsPathOf } from '../api/auth/token-provider-factory.js';
 import {
   connectionIdOf,
@@ -248,6 +250,16 @@ async function discoveryCheck(baseUrl: string, fetchImpl: typeof fetch): Promise
   }
 }
 
+/**
+ * A refresh grant doctor had to make (nothing usable was stored, or it expired): a write at the
+ * token endpoint, said as such; the rotated token is stored, so the next command uses it.
+ */
+const rotationCheck = (refresh: RefreshEvent): DoctorCheck =>
+  ok(
+    'token refresh',
+    `a refresh token was exchanged at the token endpoint (a write there: ${refresh.rotated ? 'it is spent; its successor is' : 'the new access token is'} stored in ${refresh.location})`,
+  );
+
 /** The token, what it may read, the organization, the rate-limit policy and the clock: from two reads. */
 async function tokenChecks(
   loaded: LoadedConfig,
@@ -261,6 +273,7 @@ async function tokenChecks(
 ): Promise<DoctorCheck[]> {
   const { config, secrets } = loaded;
   let token: string;
+  const refreshes: RefreshEvent[] = [];
   try {
     const provider = createTokenProvider({
       config,
@@ -269,9 +282,12 @@ async function tokenChecks(
       fetch: fetchImpl,
       credentialsPath: credentialsPathOf(config, connectionId),
       connection: credentialNamesOf(connectionOf(loaded, connectionId)),
+      onRefreshed: (refresh) => refreshes.push(refresh),
     });
     token = await provider.getAccessToken();
   } catch (error) {
+    // The store refused before any grant: its message has the fix, and no token was spent.
+    if (error instanceof CredentialStoreError) return [fail('token', messageOf(error))];
     return [
       fail(
         'token',
@@ -288,7 +304,7 @@ async function tokenChecks(
   } catch (error) {
     return [fail('token', `GET ${api}/organizations: ${reasonOf(error)}`)];
   }
-  const checks: DoctorCheck[] = [];
+  const checks: DoctorCheck[] = refreshes.map(rotationCheck);
   if (organizations.status === 401)
     return [fail('token', 'refused (401): the token is invalid or expired; log in again')];
   if (organizations.status === 403)

@@ -37,7 +37,9 @@ export class EncryptedFileStore implements CredentialStore {
     try {
       text = await readFile(this.location, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      // Nothing stored: no file, or a path through a file (a save says what is wrong with it).
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return null;
       throw new CredentialStoreError(`cannot read ${this.location}: ${(error as Error).message}`, {
         cause: error,
       });
@@ -63,25 +65,63 @@ export class EncryptedFileStore implements CredentialStore {
 
   async save(credentials: StoredCredentials): Promise<void> {
     const envelope = await this.#cipher.seal(Buffer.from(JSON.stringify(credentials), 'utf8'));
-    const dir = dirname(this.location);
-    const tmp = `${this.location}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    const tmp = await this.#writeSibling(
+      'tmp',
+      `${JSON.stringify(envelope)}\n`,
+      (error) =>
+        new CredentialStoreError(`cannot write ${this.location}: ${error.message}`, { cause: error }),
+    );
     try {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      const handle = await open(tmp, 'wx', 0o600);
-      try {
-        await handle.writeFile(`${JSON.stringify(envelope)}\n`, 'utf8');
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      // The umask may have narrowed the mode further, never widened it; make it exact anyway.
-      await chmod(tmp, 0o600);
       await rename(tmp, this.location);
     } catch (error) {
       await rm(tmp, { force: true }).catch(() => {});
       throw new CredentialStoreError(`cannot write ${this.location}: ${(error as Error).message}`, {
         cause: error,
       });
+    }
+  }
+
+  async checkWritable(): Promise<void> {
+    // The key first: a missing or short RECEIVABLES_TOKEN_KEY is the usual first mistake.
+    await this.#cipher.seal(Buffer.from('probe'));
+    const dir = dirname(this.location);
+    const probe = await this.#writeSibling(
+      'probe',
+      'probe\n',
+      (error) =>
+        new CredentialStoreError(
+          `cannot store credentials in ${dir}: ${error.message}; make it a writable folder (state.dataDir), with free space`,
+          { cause: error },
+        ),
+    );
+    await rm(probe, { force: true });
+  }
+
+  /**
+   * A new file beside the credentials (0600, in a 0700 folder made if missing), written and
+   * flushed; its path. On failure nothing is left and `failure` says why.
+   */
+  async #writeSibling(
+    suffix: string,
+    text: string,
+    failure: (error: Error) => CredentialStoreError,
+  ): Promise<string> {
+    const path = `${this.location}.${process.pid}.${randomBytes(6).toString('hex')}.${suffix}`;
+    try {
+      await mkdir(dirname(this.location), { recursive: true, mode: 0o700 });
+      const handle = await open(path, 'wx', 0o600);
+      try {
+        await handle.writeFile(text, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      // The umask may have narrowed the mode further, never widened it; make it exact anyway.
+      await chmod(path, 0o600);
+      return path;
+    } catch (error) {
+      await rm(path, { force: true }).catch(() => {});
+      throw failure(error as Error);
     }
   }
 

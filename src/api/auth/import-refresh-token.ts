@@ -21,7 +21,8 @@ export interface ImportRefreshTokenProps {
 /**
  * `auth import`: exchanges the refresh token once at the token endpoint (the spec's, or
  * `auth.tokenEndpoint`; no discovery needed), which proves it works and, the server rotating it,
- * spends it, and stores the rotated credentials.
+ * spends it, and stores the rotated credentials. Nothing is exchanged when the store could not keep
+ * the result (no key, a folder that takes no file).
  */
 export async function importRefreshToken(props: ImportRefreshTokenProps): Promise<StoredCredentials> {
   const refreshToken = props.refreshToken.trim();
@@ -36,6 +37,9 @@ export async function importRefreshToken(props: ImportRefreshTokenProps): Promis
     scopes: [],
     obtainedAt: 0,
   };
+  // Spending the token is final: prove first that its rotated successor can be stored (before the
+  // lock too, whose file sits beside the credentials, so the error names the store's problem).
+  await props.store.checkWritable();
   const exchange = async () => {
     const credentials = await props.tokenEndpoint.refresh(seed, props.signal);
     await props.store.save(credentials);

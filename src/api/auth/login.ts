@@ -41,6 +41,8 @@ export interface LoginProps {
  * exchanged and the credentials stored. Neither the code nor the verifier is logged or kept.
  */
 export async function login(props: LoginProps): Promise<StoredCredentials> {
+  // Before the user signs in: a login whose tokens cannot be stored is wasted, and its code spent.
+  await props.store.checkWritable();
   const discovered = await serverOf(props);
   const as = discovered.authorizationServer;
   const codeVerifier = oauth.generateRandomCodeVerifier();
@@ -81,6 +83,7 @@ export async function login(props: LoginProps): Promise<StoredCredentials> {
     throw new LoginFlowError(`invalid authorization redirect: ${(cause as Error).message}`, { cause });
   }
   const save = async () => {
+    await props.store.checkWritable();
     const credentials = await props.tokenEndpoint.exchangeCode({
       as,
       clientId: props.clientId,

@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from '../../domain/clock.js';
 import type { Logger } from '../../logging/logger.js';
 import { LoginRequiredError } from '../errors.js';
-import { TokenEndpointError } from './auth-errors.js';
+import { CredentialStoreError, TokenEndpointError } from './auth-errors.js';
 import type { HeldLock, RefreshLock } from './refresh-lock.js';
 import { budgetKeyOf } from './static-token-provider.js';
 import type { TokenEndpointClient } from './token-endpoint.js';
@@ -35,9 +35,26 @@ export interface RefreshingTokenProviderProps {
   missing?: { reason: string; fix: string } | undefined;
   /** The variable the bootstrap refresh token came from (default RECEIVABLES_REFRESH_TOKEN), for logs. */
   bootstrapEnv?: string | undefined;
+  /**
+   * Told after each grant at the token endpoint (a write there: the refresh token is spent and
+   * its successor stored), e.g. for `doctor` to say that it rotated one.
+   */
+  onRefreshed?: ((refresh: RefreshEvent) => void) | undefined;
+}
+
+/** A refresh grant that happened. */
+export interface RefreshEvent {
+  reason: Reason;
+  /** The server gave a new refresh token (the old one is spent). */
+  rotated: boolean;
+  /** Where the new credentials were stored. */
+  location: string;
 }
 
 type Reason = 'expiring' | 'rejected' | 'bootstrap';
+
+/** How often a rotated refresh token whose save failed is saved again. */
+const UNSAVED_RETRY_MS = 5_000;
 
 /**
  * Access tokens from stored credentials, refreshed ahead of expiry.
@@ -45,8 +62,12 @@ type Reason = 'expiring' | 'rejected' | 'bootstrap';
  * - Single flight in the process (one promise) and across processes (`lock`): the holder re-reads
  *   the store first, so a process that finds the tokens already rotated by another uses them and
  *   never calls the token endpoint; one call per expiry, whatever the number of clients.
- * - The rotated refresh token is saved before the new access token is handed out: a crash can lose
- *   a grant, but never leaves a spent refresh token in the store for another process to reuse.
+ * - No refresh token is spent unless its successor can be stored: the store proves it can take a
+ *   record (key usable, folder writable) before each grant. The rotated refresh token is saved
+ *   before the new access token is handed out: a crash can lose a grant, but never leaves a spent
+ *   refresh token in the store for another process to reuse.
+ * - The stored credentials win over the bootstrap refresh token: once a rotation is stored, the
+ *   environment's (spent) token is never presented again.
  * - `invalid_grant` clears the stored refresh token and throws `LoginRequiredError` once; later
  *   calls (in any process) fail at once without calling the token endpoint again, until a new login.
  *
@@ -65,8 +86,15 @@ export class RefreshingTokenProvider implements TokenProvider {
   readonly #bootstrap: RefreshTokenBootstrap | undefined;
   readonly #missing: RefreshingTokenProviderProps['missing'];
   readonly #bootstrapEnv: string;
+  readonly #onRefreshed: RefreshingTokenProviderProps['onRefreshed'];
   #cached: StoredCredentials | null = null;
   #inflight: Promise<StoredCredentials> | undefined;
+  /**
+   * Rotated credentials whose save failed after the grant (the disk filled between the store's
+   * check and the save): the only live copy of the refresh token, used and saved again until stored.
+   */
+  #unsaved: StoredCredentials | undefined;
+  #unsavedRetryAt = 0;
   /** The token produced by the last refresh that a 401 forced: a 401 on it too is not retried. */
   #forcedToken: string | undefined;
 
@@ -81,9 +109,11 @@ export class RefreshingTokenProvider implements TokenProvider {
     this.#bootstrap = props.bootstrap;
     this.#missing = props.missing;
     this.#bootstrapEnv = props.bootstrapEnv ?? 'RECEIVABLES_REFRESH_TOKEN';
+    this.#onRefreshed = props.onRefreshed;
   }
 
   async getAccessToken(): Promise<string> {
+    if (this.#unsaved) await this.#saveUnsaved();
     const current = await this.#current();
     if (current === null) return (await this.#refresh(null, 'bootstrap')).accessToken;
     if (!this.needsRefresh(current)) return current.accessToken;
@@ -126,8 +156,11 @@ export class RefreshingTokenProvider implements TokenProvider {
 
   #refresh(staleToken: string | null, reason: Reason): Promise<StoredCredentials> {
     if (this.#inflight) return this.#inflight;
-    const flight = this.#lock
-      .withLock((held) => this.#refreshHolding(held, staleToken, reason))
+    // When there is a refresh token to spend, and before the lock, whose file sits beside the
+    // credentials: a folder that takes no file is reported as such, and no grant is made.
+    const spendable = this.#cached !== null || this.#bootstrap !== undefined;
+    const flight = (spendable ? this.#checkStore() : Promise.resolve())
+      .then(() => this.#lock.withLock((held) => this.#refreshHolding(held, staleToken, reason)))
       .finally(() => {
         this.#inflight = undefined;
       });
@@ -140,8 +173,9 @@ export class RefreshingTokenProvider implements TokenProvider {
     staleToken: string | null,
     reason: Reason,
   ): Promise<StoredCredentials> {
-    // Under the lock, the store is the truth: another process may have rotated the tokens meanwhile.
-    let current = await this.#store.load();
+    // Under the lock, the store is the truth (another process may have rotated the tokens
+    // meanwhile), unless it holds a token this process spent and could not replace.
+    let current = this.#unsaved ?? (await this.#store.load());
     if (current !== null && current.accessToken !== staleToken && !this.needsRefresh(current)) {
       this.#cached = current;
       this.#log?.debug({ reason }, 'access token already refreshed by another client');
@@ -162,8 +196,18 @@ export class RefreshingTokenProvider implements TokenProvider {
       if (error instanceof LoginRequiredError) await this.#forget(current);
       throw error;
     }
-    await this.#store.save(next);
     this.#cached = next;
+    try {
+      await this.#store.save(next);
+      this.#unsaved = undefined;
+    } catch (error) {
+      this.#unsaved = next;
+      this.#unsavedRetryAt = this.#clock.now().getTime() + UNSAVED_RETRY_MS;
+      this.#log?.error(
+        { err: (error as Error).message, location: this.#store.location },
+        'the rotated refresh token could not be stored: this process keeps it and saves it again; free the space (or fix the folder) before it stops, or log in again after',
+      );
+    }
     this.#forcedToken = reason === 'rejected' ? next.accessToken : undefined;
     const expiresInSeconds =
       next.accessTokenExpiresAt === null
@@ -173,7 +217,41 @@ export class RefreshingTokenProvider implements TokenProvider {
       { reason, expiresInSeconds, rotated: next.refreshToken !== current.refreshToken },
       'access token refreshed',
     );
+    this.#onRefreshed?.({
+      reason,
+      rotated: next.refreshToken !== current.refreshToken,
+      location: this.#store.location,
+    });
     return next;
+  }
+
+  async #saveUnsaved(): Promise<void> {
+    const unsaved = this.#unsaved;
+    if (!unsaved || this.#clock.now().getTime() < this.#unsavedRetryAt) return;
+    try {
+      await this.#store.save(unsaved);
+      if (this.#unsaved === unsaved) this.#unsaved = undefined;
+      this.#log?.info({ location: this.#store.location }, 'the rotated refresh token is stored now');
+    } catch {
+      this.#unsavedRetryAt = this.#clock.now().getTime() + UNSAVED_RETRY_MS;
+    }
+  }
+
+  /** Refuses to spend `current`'s refresh token when its successor could not be stored. */
+  async #checkStore(): Promise<void> {
+    try {
+      await this.#store.checkWritable();
+    } catch (error) {
+      if (!(error instanceof CredentialStoreError)) throw error;
+      const whose =
+        this.#cached === null && this.#bootstrap
+          ? `the refresh token of ${this.#bootstrapEnv}`
+          : 'the stored refresh token';
+      throw new CredentialStoreError(
+        `${error.message} (${whose} was not used: the server rotates it, and a rotated token that cannot be stored would be lost; it still works once the credentials can be stored)`,
+        { cause: error },
+      );
+    }
   }
 
   async #bootstrapCredentials(): Promise<StoredCredentials> {

@@ -11,7 +11,7 @@ import { EncryptedFileStore } from './encrypted-file-store.js';
 import { FileRefreshLock } from './file-refresh-lock.js';
 import { RedisRefreshLock } from './redis-refresh-lock.js';
 import { CompositeRefreshLock, type RefreshLock } from './refresh-lock.js';
-import { RefreshingTokenProvider } from './refreshing-token-provider.js';
+import { RefreshingTokenProvider, type RefreshingTokenProviderProps } from './refreshing-token-provider.js';
 import { StaticTokenProvider } from './static-token-provider.js';
 import { TokenEndpointClient } from './token-endpoint.js';
 import { createTokenEndpointLimiter } from './token-endpoint-limiter.js';
@@ -43,6 +43,8 @@ export interface AuthSetup {
    * credentials come from, so errors name them and `--connection`.
    */
   connection?: { id: string; accessTokenEnv: string; refreshTokenEnv: string } | undefined;
+  /** Told after each refresh grant (see `RefreshingTokenProviderProps.onRefreshed`). */
+  onRefreshed?: RefreshingTokenProviderProps['onRefreshed'];
 }
 
 /** The pieces of auth, for the CLI's `auth` commands and for the token provider. */
@@ -111,6 +113,7 @@ export function createTokenProvider(setup: AuthSetup): TokenProvider {
     lock,
     tokenEndpoint,
     log,
+    onRefreshed: setup.onRefreshed,
     ...(named
       ? {
           bootstrapEnv: named.refreshTokenEnv,

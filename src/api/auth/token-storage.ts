@@ -22,6 +22,13 @@ export interface CredentialStore {
   load(): Promise<StoredCredentials | null>;
   /** Replaces what is stored, atomically: a reader sees the old or the new record, never a mix. */
   save(credentials: StoredCredentials): Promise<void>;
+  /**
+   * Proves that a `save` would succeed now (the key is usable, the place takes a new record), and
+   * throws `CredentialStoreError` with the fix when it would not. Called before every grant that
+   * spends a refresh token or an authorization code: a rotated token that cannot be stored is lost,
+   * and presenting its spent predecessor again revokes the whole family (RFC 9700 §4.14.2).
+   */
+  checkWritable(): Promise<void>;
   /** Where it is (a path, a table), for `auth status` and error messages. */
   readonly location: string;
 }
@@ -39,6 +46,7 @@ export class MemoryCredentialStore implements CredentialStore {
   async save(credentials: StoredCredentials): Promise<void> {
     this.#value = structuredClone(credentials);
   }
+  async checkWritable(): Promise<void> {}
 }
 
 /** Checks the shape of a decrypted record (files written by an older version, or by hand). */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -107,6 +107,28 @@ describe('encrypted credentials file', () => {
     await expect(new EncryptedFileStore({ path, tokenKey: undefined }).save(credentials())).rejects.toThrow(
       /openssl rand -base64 32/,
     );
+  });
+
+  it('when no key is set, then checkWritable refuses before anything is spent, with the fix', async () => {
+    const store = new EncryptedFileStore({ path, tokenKey: undefined });
+    await expect(store.checkWritable()).rejects.toThrow(/RECEIVABLES_TOKEN_KEY is not set.*openssl rand/);
+  });
+
+  it('when the folder cannot take a file, then checkWritable names it and the fix', async () => {
+    const file = join(dir, 'a-file');
+    await writeFile(file, 'x');
+    const store = new EncryptedFileStore({ path: join(file, 'credentials.enc'), tokenKey: HEX_KEY });
+    await expect(store.checkWritable()).rejects.toThrow(
+      new RegExp(`cannot store credentials in ${file}: .*(ENOTDIR|EEXIST).*writable folder`),
+    );
+  });
+
+  it('when the key and the folder are usable, then checkWritable passes and leaves no file behind', async () => {
+    const store = new EncryptedFileStore({ path, tokenKey: 'correct horse battery staple' });
+    await store.checkWritable();
+    expect(await readdir(join(dir, 'nested'))).toEqual([]);
+    await store.save(credentials());
+    expect(await store.load()).toEqual(credentials());
   });
 
   it('when the file is not an envelope, then loading fails clearly', async () => {

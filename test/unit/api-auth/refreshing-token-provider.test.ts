@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TokenEndpointError } from '../../../src/api/auth/auth-errors.js';
+import { CredentialStoreError, TokenEndpointError } from '../../../src/api/auth/auth-errors.js';
 import { LocalRefreshLock } from '../../../src/api/auth/refresh-lock.js';
 import { RefreshingTokenProvider } from '../../../src/api/auth/refreshing-token-provider.js';
 import { MemoryCredentialStore, type StoredCredentials } from '../../../src/api/auth/token-storage.js';
@@ -187,14 +187,61 @@ describe('RefreshingTokenProvider', () => {
     expect(endpoint.calls).toBe(1);
   });
 
-  it('when saving the rotated tokens fails, then the new access token is not handed out', async () => {
+  it('when the store could not keep a rotated token, then no refresh token is spent and the error says why', async () => {
     const { clock, endpoint, provider, store } = setup();
-    store.save = async () => {
-      throw new Error('disk full');
+    store.checkWritable = async () => {
+      throw new CredentialStoreError('RECEIVABLES_TOKEN_KEY is not set');
     };
     clock.advance(TTL_MS);
-    await expect(provider().getAccessToken()).rejects.toThrow('disk full');
-    expect(endpoint.calls).toBe(1);
+    const error = await provider()
+      .getAccessToken()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CredentialStoreError);
+    expect((error as Error).message).toMatch(
+      /RECEIVABLES_TOKEN_KEY is not set .*stored refresh token was not used/,
+    );
+    expect(endpoint.calls).toBe(0);
+    expect((await store.load())?.refreshToken).toBe('rt0');
+  });
+
+  it('when the save fails after the grant, then the rotated token is kept in memory, used for the next refresh, and saved once the store heals', async () => {
+    const { clock, endpoint, provider, store } = setup();
+    const save = store.save.bind(store);
+    let full = true;
+    store.save = async (c) => {
+      if (full) throw new Error('ENOSPC: no space left on device');
+      await save(c);
+    };
+    const p = provider();
+    clock.advance(TTL_MS);
+    expect(await p.getAccessToken()).toBe('at1');
+    expect((await store.load())?.refreshToken).toBe('rt0');
+    // Still full at the next expiry: the refresh presents rt1 (in memory), not the spent rt0.
+    clock.advance(TTL_MS);
+    expect(await p.getAccessToken()).toBe('at2');
+    expect(endpoint.calls).toBe(2);
+    full = false;
+    clock.advance(10_000);
+    expect(await p.getAccessToken()).toBe('at2');
+    expect((await store.load())?.refreshToken).toBe('rt2');
+    expect(endpoint.calls).toBe(2);
+  });
+
+  it('when a grant happens, then onRefreshed is told whether the refresh token rotated and where it is stored', async () => {
+    const { clock, endpoint, store } = setup();
+    const events: unknown[] = [];
+    const p = new RefreshingTokenProvider({
+      store,
+      lock: new LocalRefreshLock(),
+      tokenEndpoint: endpoint,
+      clock,
+      onRefreshed: (event) => events.push(event),
+    });
+    expect(await p.getAccessToken()).toBe('at0');
+    expect(events).toEqual([]);
+    clock.advance(TTL_MS);
+    await p.getAccessToken();
+    expect(events).toEqual([{ reason: 'expiring', rotated: true, location: 'memory' }]);
   });
 
   it('when nothing is stored and no bootstrap is given, then LoginRequiredError', async () => {

@@ -18,7 +18,12 @@ afterEach(async () => {
 
 const setup = (secrets: { accessToken?: string; refreshToken?: string }) => ({
   config: { api: { baseUrl: null }, auth: { clientId: 'receivables-sync' }, state: { dataDir } },
-  secrets: { accessToken: undefined, refreshToken: undefined, tokenKey: undefined, ...secrets },
+  secrets: {
+    accessToken: undefined,
+    refreshToken: undefined,
+    tokenKey: undefined as string | undefined,
+    ...secrets,
+  },
   log: createLogger({ level: 'silent' }),
 });
 
@@ -37,9 +42,9 @@ describe('createTokenProvider', () => {
   });
 
   it('when only RECEIVABLES_REFRESH_TOKEN is set without a base URL, then the error says what is missing', async () => {
-    await expect(createTokenProvider(setup({ refreshToken: 'rt' })).getAccessToken()).rejects.toThrow(
-      /RECEIVABLES_BASE_URL/,
-    );
+    const keyed = setup({ refreshToken: 'rt' });
+    keyed.secrets.tokenKey = 'a passphrase for this test';
+    await expect(createTokenProvider(keyed).getAccessToken()).rejects.toThrow(/RECEIVABLES_BASE_URL/);
   });
 
   it('when asked where credentials live, then it is credentials.enc in the data folder', () => {
