@@ -34,7 +34,11 @@ export async function deliverAlert(
   try {
     response = await (options.fetch ?? fetch)(target.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'receivables-sync' },
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'receivables-sync',
+        ...(target.authorization ? { authorization: target.authorization } : {}),
+      },
       body: JSON.stringify(bodyOf(target.type, event)),
       signal,
       // A redirect is answered, not followed: a 3xx fails the delivery for good (fix the URL).

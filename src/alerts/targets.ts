@@ -6,6 +6,11 @@ export interface AlertTarget {
   id: string;
   type: AlertTargetConfig['type'];
   url: string;
+  /**
+   * `Basic …` from credentials written in the URL (`https://user:pass@host/hook`): fetch refuses
+   * a URL that holds them, so they travel as the header and the URL goes without them. Secret.
+   */
+  authorization?: string;
   /** Null: every event. */
   events: ReadonlySet<AlertEventType> | null;
 }
@@ -47,16 +52,32 @@ export function resolveAlertTargets(
       problems.push(`alerts.targets.${target.id}: ${target.urlEnv} must be an http(s) URL`);
       continue;
     }
+    const authorization = basicAuthorizationOf(url);
     targets.push({
       id: target.id,
       type: target.type,
-      url: value,
+      url: authorization ? withoutCredentials(url) : value,
+      ...(authorization ? { authorization } : {}),
       events: target.events ? new Set(target.events) : null,
     });
   }
   if (problems.length > 0)
     throw new AlertConfigError(`unusable alert targets:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   return targets;
+}
+
+/** `Basic base64(user:password)` for a URL that names them, else undefined. */
+function basicAuthorizationOf(url: URL): string | undefined {
+  if (!url.username && !url.password) return undefined;
+  const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+}
+
+function withoutCredentials(url: URL): string {
+  const bare = new URL(url.href);
+  bare.username = '';
+  bare.password = '';
+  return bare.href;
 }
 
 /** Whether a target wants this kind of event. */

@@ -1,4 +1,9 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { deliverAlert } from '../../../src/alerts/delivery.js';
+import { runFailedEvent } from '../../../src/alerts/events.js';
 import { resolveAlertTargets, withoutUrl } from '../../../src/alerts/targets.js';
 import { refreshTokenLifetimeOf, tellingRefusals } from '../../../src/alerts/token-watch.js';
 import { LoginRequiredError } from '../../../src/api/errors.js';
@@ -25,6 +30,34 @@ describe('alert targets and the token watches', () => {
       ['pager', 'http://127.0.0.1:9/p', ['source.paused']],
       ['odd', 'http://x', null],
     ]);
+  });
+
+  it('when a webhook URL holds user:pass@, then they travel as a Basic Authorization header and the URL goes without them', async () => {
+    const received: Array<{ authorization: string | undefined; url: string | undefined }> = [];
+    const server = createServer((request, response) => {
+      received.push({ authorization: request.headers.authorization, url: request.url });
+      request.resume();
+      request.on('end', () => response.writeHead(204).end());
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const [target] = resolveAlertTargets(
+        { targets: [{ id: 'ops', type: 'webhook' as const, urlEnv: 'OPS_URL' }] },
+        { OPS_URL: `http://alerts:p%40ss%3Aword@127.0.0.1:${port}/hook?x=1` },
+      );
+      expect(target!.url).toBe(`http://127.0.0.1:${port}/hook?x=1`);
+      const clock = new ManualClock();
+      await deliverAlert(target!, runFailedEvent({ sourceId: 'erp', error: new Error('down') }, clock), {
+        timeoutMs: 5_000,
+      });
+      expect(received).toEqual([
+        { authorization: `Basic ${Buffer.from('alerts:p@ss:word').toString('base64')}`, url: '/hook?x=1' },
+      ]);
+    } finally {
+      server.close();
+    }
   });
 
   it('when an error message quotes the URL or its path, then the secret parts are gone', () => {
