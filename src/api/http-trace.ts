@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
 
 /**
  * `--trace-http FILE`: every request and response of a command as a HAR 1.2 file, for a support
@@ -104,7 +104,10 @@ export class HttpTrace {
     }) as typeof fetch;
   }
 
-  /** Writes the HAR file (JSON, 2-space indented). */
+  /**
+   * Writes the HAR file (JSON, 2-space indented), mode 0600 even when it existed: tokens are
+   * redacted, but request bodies (the billing data sent) are not.
+   */
   async save(path: string): Promise<void> {
     const har = {
       log: {
@@ -113,7 +116,8 @@ export class HttpTrace {
         entries: this.#entries,
       },
     };
-    await writeFile(path, `${JSON.stringify(har, null, 2)}\n`);
+    await writeFile(path, `${JSON.stringify(har, null, 2)}\n`, { mode: 0o600 });
+    await chmod(path, 0o600);
   }
 
   #entry(request: Request, started: number, postData: HarEntry['request']['postData']): HarEntry {

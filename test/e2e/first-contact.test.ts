@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxCompat } from '../../src/sandbox/options.js';
@@ -53,6 +53,8 @@ describe.each<SandboxCompat['protectedResource']>(['api', 'base'])(
         const refreshToken = await refreshTokenOf();
         dropCsv(own.dropDir, 'accounts.csv', ACCOUNT_HEADER, [accountRow(90)]);
         const har = join(own.dir, 'pass.har');
+        // A trace left by an earlier run, readable by all: the new one replaces it, owner-only.
+        writeFileSync(har, 'an older trace', { mode: 0o644 });
         const result = await runCli(
           ['--config', own.configFile, 'sync', '--once', '--json', '--trace-http', har],
           {
@@ -66,6 +68,7 @@ describe.each<SandboxCompat['protectedResource']>(['api', 'base'])(
         );
         expect(result.code, result.stderr).toBe(0);
         expect(result.stderr).toMatch(/HTTP trace: \d+ request\(s\) in .*pass\.har/);
+        expect(statSync(har).mode & 0o777).toBe(0o600);
         const text = readFileSync(har, 'utf8');
         const entries = JSON.parse(text).log.entries as Array<{ request: any; response: any }>;
         // The API calls the summary counts, plus the one token grant, and nothing else.
