@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { openStateRuntime, openSyncRuntime, syncServiceOf } from '../app/runtime.js';
+import { printable } from '../logging/printable-text.js';
 import type { SourceSummary } from '../sync/run-sync.js';
 import { loadCliConfig } from './cli-config.js';
 import { EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
@@ -37,8 +38,9 @@ export function failuresCommand(): Command {
               ? ` (${f.apiCode})`
               : '';
           const retry = f.retryable ? `retryable, attempt ${f.attempts}` : 'needs a fix first';
+          // File names, keys and messages come from the data: escaped, one line each.
           process.stdout.write(
-            `${f.sourceId} ${f.kind} ${f.sourceKey} [${f.stage}; ${retry}]${where ? ` ${where}` : ''}: ${f.message}${api}\n`,
+            `${printable(`${f.sourceId} ${f.kind} ${f.sourceKey} [${f.stage}; ${retry}]${where ? ` ${where}` : ''}: ${f.message}${api}`)}\n`,
           );
         }
         process.stdout.write(`${rows.length} open failure(s).\n`);

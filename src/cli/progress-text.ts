@@ -1,4 +1,5 @@
 import type { RateLimitPolicy } from '../api/rate-limit/types.js';
+import { printable } from '../logging/printable-text.js';
 
 /** What the progress line shows at one moment: the file (unit) under way and the rate limit. */
 export interface ProgressSnapshot {
@@ -57,9 +58,10 @@ export function etaMs(input: {
 
 /**
  * `invoices.csv: 412 of ~1,000 rows read, 380 done, 2 failed | waiting for the rate limit, resumes in 12 s | ETA ~4 min`.
+ * The file name is the dropper's: its control characters are escaped (it is drawn on a terminal).
  */
 export function progressText(s: ProgressSnapshot): string {
-  if (s.duplicateOf) return `${s.unit}: same content as ${s.duplicateOf.name}, skipped`;
+  if (s.duplicateOf) return printable(`${s.unit}: same content as ${s.duplicateOf.name}, skipped`);
   const of = s.expectedRows !== undefined ? ` of ~${count(Math.max(s.expectedRows, s.read))}` : '';
   const parts = [
     `${s.unit}: ${count(s.read)}${of} rows read, ${count(s.done)} done, ${count(s.failed)} failed`,
@@ -68,5 +70,5 @@ export function progressText(s: ProgressSnapshot): string {
     parts.push(`waiting for the rate limit, resumes in ${durationText(s.resumesInMs)}`);
   else if (s.waitedMs > 0) parts.push(`waited ${(s.waitedMs / 1000).toFixed(1)} s for the rate limit`);
   if (s.etaMs !== undefined && s.etaMs >= MIN_ETA_MS) parts.push(`ETA ~${durationText(s.etaMs)}`);
-  return parts.join(' | ');
+  return printable(parts.join(' | '));
 }

@@ -6,6 +6,7 @@ import { apiConnections, connectionIdOf, connectionOf } from '../config/connecti
 import { CONFIG_FILE_NAME, type LoadedConfig, noSourceMessage } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
 import { STREAM_ORDER, type Stream } from '../domain/records.js';
+import { printable } from '../logging/printable-text.js';
 import type { CursorValue, StreamCursor } from '../state/cursors.js';
 import type { RunRow } from '../state/runs.js';
 import { loadCliConfig } from './cli-config.js';
@@ -151,7 +152,8 @@ export function formatStatus(statuses: readonly SourceStatus[], scope = false): 
       `  open failures: ${s.openFailures}${s.openFailures > 0 ? ` (see \`failures --source ${s.id}\`)` : ''}`,
     );
   }
-  return `${lines.join('\n')}\n`;
+  // A run's error can name a dropped file, a cursor holds source data: one escaped line each.
+  return `${lines.map(printable).join('\n')}\n`;
 }
 
 /** `credit-notes` and `creditnotes` are accepted for `creditNotes`. */

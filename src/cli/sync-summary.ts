@@ -1,3 +1,4 @@
+import { printable } from '../logging/printable-text.js';
 import type { KindCounts, SummaryKey } from '../sync/outcome.js';
 import type { SourceSummary } from '../sync/run-sync.js';
 
@@ -81,7 +82,11 @@ export function jsonSummary(
 export const hasFailures = (summaries: readonly SourceSummary[]) =>
   summaries.some((s) => s.abandoned.length > 0 || KEYS.some((k) => s.counts[k].failed > 0));
 
-/** A plain-text report: counts per kind, then every failed row (file, line, column, reason). */
+/**
+ * A plain-text report: counts per kind, then every failed row (file, line, column, reason). File
+ * names, reasons and keys come from the data: each line has its control characters escaped, so a
+ * name holding a line break or an ESC sequence prints as one visible line.
+ */
 export function textSummary(summaries: readonly SourceSummary[], json: JsonSummary, dryRun: boolean): string {
   const lines: string[] = [];
   const label = { accounts: 'accounts', invoices: 'invoices', creditNotes: 'credit notes' } as const;
@@ -133,7 +138,7 @@ export function textSummary(summaries: readonly SourceSummary[], json: JsonSumma
         );
     }
   }
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(printable).join('\n')}\n`;
 }
 
 const two = (n: number) => String(n).padStart(2, '0');
@@ -159,6 +164,8 @@ export function skippedFileLines(summaries: readonly SourceSummary[]): string[] 
   return [...byOriginal.values()].map(({ name, syncedAt, files }) => {
     const which = files.every((f) => f === name) ? '' : `: ${files.join(', ')}`;
     const noun = files.length === 1 ? 'file' : 'files';
-    return `${files.length} ${noun} skipped: same content as ${name} (synced ${minuteText(syncedAt)})${which}`;
+    return printable(
+      `${files.length} ${noun} skipped: same content as ${name} (synced ${minuteText(syncedAt)})${which}`,
+    );
   });
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
 import { link, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 
@@ -11,15 +12,22 @@ import { hostname } from 'node:os';
 const errnoOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException).code;
 
 /**
+ * `wx` and never through a symbolic link: such files live in folders others may write (a CSV drop
+ * folder's `.processing/`), where a link planted at the name must not be written through.
+ */
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/**
  * Creates `path` holding `content`, or returns false when it exists. The content is written under a
  * temporary name first and linked into place (link() fails when the target exists): the file is
  * never seen empty, even when its process is killed between creating and writing it. A file system
- * without hard links falls back to an exclusive create (`wx`).
+ * without hard links falls back to an exclusive create (`wx`). Anything at `path`, a symbolic link
+ * included, makes it return false: nothing is written through or over it.
  */
 export async function createWhole(path: string, content: string): Promise<boolean> {
   const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {
-    await writeFile(temporary, content, { flag: 'wx' });
+    await writeFile(temporary, content, { flag: CREATE_NEW });
     await link(temporary, path);
     return true;
   } catch (error) {
@@ -30,7 +38,7 @@ export async function createWhole(path: string, content: string): Promise<boolea
     await rm(temporary, { force: true });
   }
   try {
-    await writeFile(path, content, { flag: 'wx' });
+    await writeFile(path, content, { flag: CREATE_NEW });
     return true;
   } catch (error) {
     if (errnoOf(error) === 'EEXIST') return false;

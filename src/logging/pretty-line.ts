@@ -1,3 +1,5 @@
+import { printable } from './printable-text.js';
+
 /**
  * One log entry as a person reads it on a terminal:
  * `12:03:04 WARN  record failed  invoice INV-7 (invoices.csv line 3): account "C-404" is unknown [code]  attempt=2`.
@@ -49,7 +51,11 @@ export const clockTime = (epochMs: number): string => {
   return `${two(t.getHours())}:${two(t.getMinutes())}:${two(t.getSeconds())}`;
 };
 
-/** The readable line of one entry, without its newline. */
+/**
+ * The readable line of one entry, without its newline. Control characters of any field (a file
+ * name holding a line break or an ESC sequence) are escaped: the line stays one line and cannot
+ * drive the terminal.
+ */
 export function prettyLine(entry: LogEntry): string {
   const level = (LEVEL_NAMES[entry.level ?? 30] ?? `L${entry.level}`).padEnd(5);
   const msg = typeof entry.msg === 'string' ? entry.msg : '';
@@ -59,7 +65,7 @@ export function prettyLine(entry: LogEntry): string {
   if (detail) parts.push(detail);
   const rest = restOf(entry, msg, used);
   if (rest) parts.push(rest);
-  return parts.join('  ');
+  return printable(parts.join('  '));
 }
 
 /**

@@ -110,6 +110,22 @@ export interface Source {
    * file must be left unchanged to be taken.
    */
   waiting?(): { files: readonly string[]; stableSeconds: number };
+  /**
+   * What the latest pass did with files it never handed out as units, and what it met on the way:
+   * the pass summary reports them beside its units (see `SourceNotices`).
+   */
+  notices?(): SourceNotices;
+}
+
+/** What a source reports of a pass beyond its units. */
+export interface SourceNotices {
+  /**
+   * Files set aside unread, with why (a CSV file rejected for its header, a link planted where its
+   * report was to go): reported as the units a pass could not read.
+   */
+  refused: ReadonlyArray<{ unit: string; reason: string }>;
+  /** What the user should know about a file (a link planted in the drop folder, gone around). */
+  warnings: ReadonlyArray<{ unit: string; warning: string }>;
 }
 
 /** The keys of the records of a stream: the contract's `sourceId`. */

@@ -111,14 +111,16 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
   const summary = (): SourceSummary => {
     const left = source.waiting?.();
     const waiting = left && left.files.length > 0 ? { ...left, files: [...left.files] } : undefined;
+    // Files the source set aside itself count as the units it could not read.
+    const notices = source.notices?.();
     return {
       sourceId: source.id,
       runId,
       counts: report.counts,
       plan: report.plan,
       failures: report.listed,
-      abandoned,
-      warnings,
+      abandoned: notices ? [...abandoned, ...notices.refused] : abandoned,
+      warnings: notices ? [...warnings, ...notices.warnings] : warnings,
       skipped,
       ...(waiting ? { waiting } : {}),
       snapshots,
@@ -168,11 +170,12 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
     if (error && typeof error === 'object') stoppedPasses.set(error, summary());
     throw error;
   }
-  const failed = report.anyFailed || abandoned.length > 0;
+  const done = summary();
+  const failed = report.anyFailed || done.abandoned.length > 0;
   if (runId) await state.runs.finish(runId, failed ? 'partial' : 'succeeded', runCounts());
   if (!dryRun && (await state.recordMap.maintainIfGrown()))
     ctx.logger.debug('record map vacuumed and analyzed after many writes');
-  return summary();
+  return done;
 }
 
 /**

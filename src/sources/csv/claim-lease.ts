@@ -1,4 +1,5 @@
-import { readFile, rm, stat, utimes } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, lstat, lutimes, open, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../domain/clock.js';
@@ -17,10 +18,14 @@ export const UNREADABLE_LEASE_MS = 10_000;
 const errnoOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException).code;
 
 /**
- * The leases of `.processing/`: `<name>.lease`, created exclusively (`wx`) before a claim's rename,
+ * The leases of `.processing/`: `<key>.lease`, created exclusively (`wx`) before a claim's rename,
  * so two processes never claim the same name; touched every LEASE_HEARTBEAT_MS while the file is
  * processed; removed once the file has left `.processing/`. A lease that stops being touched tells
  * the next pass, in any process, that the file was left behind by a crash and can be taken back.
+ *
+ * A lease is named by the file's key (`internalKey`: its name, or a hash of a long one), and is
+ * never followed when it is a symbolic link: its times are set with `lutimes`, it is read with
+ * O_NOFOLLOW, and removing it removes the link.
  */
 export class ClaimLeases {
   readonly #timers = new Map<string, NodeJS.Timeout>();
@@ -30,37 +35,38 @@ export class ClaimLeases {
     private readonly clock: Clock,
   ) {}
 
-  path(name: string): string {
-    return join(this.dir, `${name}.lease`);
+  path(key: string): string {
+    return join(this.dir, `${key}.lease`);
   }
 
-  /** Takes the lease of `name`; false when another claim (live or dead) holds it. */
-  async acquire(name: string): Promise<boolean> {
-    const path = this.path(name);
+  /** Takes the lease of `key`; false when another claim (live or dead) holds it. */
+  async acquire(key: string): Promise<boolean> {
+    const path = this.path(key);
     const claimedAt = this.clock.now();
     const content = `${JSON.stringify({ pid: process.pid, host: hostname(), claimedAt })}\n`;
     if (!(await createWhole(path, content))) return false;
     // Lease times follow the injected clock, the one staleness is judged by.
-    await utimes(path, claimedAt, claimedAt);
+    await lutimes(path, claimedAt, claimedAt);
     const timer = setInterval(() => {
       const now = this.clock.now();
-      utimes(path, now, now).catch(() => undefined);
+      // lutimes: a lease swapped for a link meanwhile does not pass the touch on to its target.
+      lutimes(path, now, now).catch(() => undefined);
     }, LEASE_HEARTBEAT_MS);
     timer.unref();
-    this.#timers.set(name, timer);
+    this.#timers.set(key, timer);
     return true;
   }
 
-  /** True while this process holds the lease of `name`. */
-  holds(name: string): boolean {
-    return this.#timers.has(name);
+  /** True while this process holds the lease of `key`. */
+  holds(key: string): boolean {
+    return this.#timers.has(key);
   }
 
-  /** Gives up the lease of `name` (ours, or a dead process's once its file is recovered). */
-  async release(name: string): Promise<void> {
-    clearInterval(this.#timers.get(name));
-    this.#timers.delete(name);
-    await rm(this.path(name), { force: true });
+  /** Gives up the lease of `key` (ours, or a dead process's once its file is recovered). */
+  async release(key: string): Promise<void> {
+    clearInterval(this.#timers.get(key));
+    this.#timers.delete(key);
+    await rm(this.path(key), { force: true });
   }
 
   /**
@@ -68,20 +74,36 @@ export class ClaimLeases {
    * (a `sync --once` killed a moment ago is recovered at once), or when nobody touched it for
    * STALE_LEASE_MS (a holder on another host).
    */
-  async isStale(name: string): Promise<boolean> {
+  async isStale(key: string): Promise<boolean> {
     try {
-      const [{ mtimeMs }, text] = await Promise.all([
-        stat(this.path(name)),
-        readFile(this.path(name), 'utf8'),
-      ]);
+      const [{ mtimeMs }, text] = await Promise.all([lstat(this.path(key)), this.#textOf(key)]);
       const age = this.clock.now().getTime() - mtimeMs;
-      const holder = holderOf(text);
+      const holder = text === null ? null : holderOf(text);
       if (holder === null) return age > UNREADABLE_LEASE_MS;
       if (holderIsDeadHere(holder)) return true;
       return age > STALE_LEASE_MS;
     } catch (error) {
       if (errnoOf(error) === 'ENOENT') return true;
       throw error;
+    }
+  }
+
+  /**
+   * What the lease says; null when it is not a regular file (a link is not read through; a FIFO is
+   * opened without waiting for a writer, then not read).
+   */
+  async #textOf(key: string): Promise<string | null> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.path(key), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch (error) {
+      if (errnoOf(error) === 'ELOOP') return null;
+      throw error;
+    }
+    try {
+      return (await handle.stat()).isFile() ? await handle.readFile('utf8') : null;
+    } finally {
+      await handle.close();
     }
   }
 }

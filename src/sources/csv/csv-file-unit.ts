@@ -3,9 +3,16 @@ import type { RecordOrigin, RowProblem, SourceRecord, Stream } from '../../domai
 import type { DownstreamFailure, SourceBatch, SourceUnit, UnitOutcome, UnitSnapshot } from '../source.js';
 import { dataFields, KIND_OF_STREAM, type ResolvedHeader } from './columns.js';
 import { CsvParseFailure, type CsvRow, readCsvRows } from './csv-rows.js';
+import { SPOOL_SUFFIXES } from './drop-folder.js';
 import { ProblemSpool, type ReportEntry, writeErrorReport } from './error-report.js';
 import { CsvSourceError } from './errors.js';
-import { archiveDay, type ClaimedFile, type DropContext, rejectFile } from './file-settlement.js';
+import {
+  archiveDay,
+  type ClaimedFile,
+  type DropContext,
+  notePlanted,
+  rejectFile,
+} from './file-settlement.js';
 import { FirstSeenIndex } from './first-seen-index.js';
 import { resolvePdf } from './pdf-file.js';
 import { RECORD_BUILDERS, type RowIssue } from './record-builders.js';
@@ -91,8 +98,11 @@ export class CsvFileUnit implements SourceUnit {
         holds: (key) => this.#firstLineOf.has(key),
         incomplete: () => this.#incomplete,
       };
-    this.#spool = new ProblemSpool(props.ctx.dryRun ? null : `${props.file.path}.problems.ndjson`);
-    this.#failedSpool = new ProblemSpool(props.ctx.dryRun ? null : `${props.file.path}.failed.ndjson`);
+    // Named by the file's key (a hash of a long name), beside it in `.processing/`.
+    const spoolPath = (suffix: string) =>
+      props.ctx.dryRun ? null : props.ctx.folder.internalPath(props.file.name, suffix);
+    this.#spool = new ProblemSpool(spoolPath(SPOOL_SUFFIXES[0]));
+    this.#failedSpool = new ProblemSpool(spoolPath(SPOOL_SUFFIXES[1]));
   }
 
   async *batches(): AsyncGenerator<SourceBatch> {
@@ -172,17 +182,21 @@ export class CsvFileUnit implements SourceUnit {
     await this.failed(outcome.failures);
     await this.#spool.close();
     await this.#failedSpool.close();
-    const archivedPath = await ctx.folder.archive(file.name, archiveDay(ctx.clock));
+    const anyFailed = this.#spool.count + this.#failedSpool.count + this.#behind.length > 0;
+    const warnings = [...this.warnings, ...(outcome.notes ?? [])];
+    // The report's name is taken with the archived file's, so the two always go by the same name.
+    const report = anyFailed || warnings.length > 0 ? '.errors.csv' : undefined;
+    const placed = await ctx.folder.archive(file.name, archiveDay(ctx.clock), report);
+    const archivedPath = placed.path;
     // Settled once the file left `.processing/`: before that, a failure can still release it.
     this.#state = 'settled';
-    const anyFailed = this.#spool.count + this.#failedSpool.count + this.#behind.length > 0;
+    notePlanted(ctx, file.name, placed);
     let reportPath: string | undefined;
     let failedRows = 0;
-    const warnings = [...this.warnings, ...(outcome.notes ?? [])];
-    if (anyFailed || warnings.length > 0) {
-      reportPath = `${archivedPath}.errors.csv`;
+    if (placed.companion !== null) {
+      reportPath = placed.companion.path;
       failedRows = await writeErrorReport({
-        reportPath,
+        out: placed.companion.handle,
         header: { ...this.#props.header, warnings },
         refused: this.#spool.entries(),
         downstream: this.#downstreamInOrder(),

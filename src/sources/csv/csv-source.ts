@@ -2,18 +2,18 @@ import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { SourceConfig } from '../../config/schema.js';
 import type { Clock } from '../../domain/clock.js';
-import type { SeenDropFile } from '../../domain/drop-files.js';
 import type { Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
 import type { DropFileLedger } from '../ports.js';
-import type { Source, SourceBatch, SourceUnit } from '../source.js';
-import { assertValidMapping, type HeaderOptions, type HeaderResolution, resolveHeader } from './columns.js';
+import type { Source, SourceNotices, SourceUnit } from '../source.js';
+import { assertValidMapping } from './columns.js';
 import { CsvFileUnit } from './csv-file-unit.js';
-import { CsvParseFailure, readCsvRows } from './csv-rows.js';
-import { DropFolder } from './drop-folder.js';
+import { DropFolder, PROCESSING_DIR } from './drop-folder.js';
+import { DuplicateFileUnit } from './duplicate-file-unit.js';
 import { inspectFile } from './file-inspection.js';
+import { readability } from './file-readability.js';
 import { orderDropFiles, StabilityTracker } from './file-selection.js';
-import { archiveDuplicate, type ClaimedFile, type DropContext, rejectFile } from './file-settlement.js';
+import { type ClaimedFile, type DropContext, type FileNotices, rejectFile } from './file-settlement.js';
 import { correctionsOnly, snapshotOf } from './snapshot-files.js';
 
 export type CsvSourceConfig = Extract<SourceConfig, { type: 'csv' }>;
@@ -49,6 +49,10 @@ export interface CsvPassSummary {
   skipped: string[];
   /** Left in `.processing/` by a process that died; put back in the drop folder and taken again. */
   recovered: string[];
+  /** Set aside without being handed out (the `rejected` ones, a name too long to work on), with why. */
+  refused: Array<{ unit: string; reason: string }>;
+  /** What the pass met on the way: entries planted in the drop folder, gone around. */
+  warnings: Array<{ unit: string; warning: string }>;
 }
 
 export interface CsvSource extends Source {
@@ -79,9 +83,13 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
   const folder = new DropFolder(resolve(config.dropDir), clock);
   // The caller binds the source id to its logger (one child per source, made where sources are built).
   const log = props.logger;
-  const ctx: DropContext = { sourceId: config.id, dryRun, folder, ledger, clock, log };
   const stability = new StabilityTracker(config.stableSeconds);
   let summary = emptySummary();
+  const notices: FileNotices = {
+    refused: (unit, reason) => summary.refused.push({ unit, reason }),
+    warn: (unit, warning) => summary.warnings.push({ unit, warning }),
+  };
+  const ctx: DropContext = { sourceId: config.id, dryRun, folder, ledger, clock, log, notices };
 
   /** Checks a claimed file before any row is used; null when it was settled here. */
   async function prepare(
@@ -109,16 +117,10 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
       if (dryRun) log.info({ file: name, checksum }, 'duplicate file: would be archived without syncing');
       return new DuplicateFileUnit(ctx, file, previous);
     }
-    const resolution: HeaderResolution = inspection.invalidUtf8
-      ? {
-          ok: false,
-          reason:
-            `not valid UTF-8: the first invalid byte is at offset ${inspection.invalidUtf8.offset} ` +
-            `(line ${inspection.invalidUtf8.line}); save the file as UTF-8`,
-        }
-      : await readHeader(path, stream, { mapping: config.mapping, strictColumns: config.strictColumns });
+    const resolution = await readability({ folder, dryRun, config }, { name, path, stream }, inspection);
     if (!resolution.ok) {
       summary.rejected.push(name);
+      notices.refused(name, resolution.reason);
       if (dryRun) log.warn({ file: name, reason: resolution.reason }, 'file would be rejected');
       else await rejectFile(ctx, file, resolution.reason);
       return null;
@@ -148,17 +150,36 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
           { file: name },
           'file left in .processing by an interrupted pass, put back to be taken again',
         );
-      } else {
+      } else if (outcome === 'blocked') {
         log.warn(
           { file: name },
           'file left in .processing by an interrupted pass, and a newer file of that name waits: move one of them',
         );
+      } else {
+        const warning = `${PROCESSING_DIR}/${name} is not a regular file (the source only ever moves files there): left untouched; remove it and check who can write the drop folder`;
+        log.warn({ file: name }, 'an entry the source never makes sits in .processing: left untouched');
+        notices.warn(name, warning);
       }
     }
   }
 
+  /**
+   * A file the source cannot work on by its name alone (its path too long for the file system
+   * once in `.processing/`): left where it is and reported, so it holds up no other file.
+   */
+  function refuseByName(name: string, error: unknown): boolean {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined || !NAME_ERRNOS.has(code)) return false;
+    const reason = `the source cannot work on this file by its name (${code}): give it a shorter name (a shorter drop folder path helps too); it was left where it is`;
+    notices.refused(name, reason);
+    log.warn({ file: name, code }, 'file left in the drop folder: its name cannot be worked on');
+    return true;
+  }
+
   async function* units(signal?: AbortSignal): AsyncGenerator<SourceUnit> {
     summary = emptySummary();
+    // Before anything is moved: a working folder replaced by a link fails the pass, naming it.
+    await folder.checkWorkingFolders();
     if (!dryRun) await recoverStaleClaims();
     const names = await folder.listRootFiles();
     stability.retainOnly(new Set(names));
@@ -169,7 +190,12 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     try {
       for (const [at, { name, stream }] of ordered.entries()) {
         if (signal?.aborted) break;
-        if (!(await claim(name))) continue;
+        try {
+          if (!(await claim(name))) continue;
+        } catch (error) {
+          if (refuseByName(name, error)) continue;
+          throw error;
+        }
         // Only the last file of a kind the pass lists is a snapshot (see `snapshotOf`).
         const laterFile = ordered.findLast((f, i) => i > at && f.stream === stream)?.name;
         try {
@@ -177,6 +203,7 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
         } catch (error) {
           // An I/O fault, not bad data: put the file back for the next pass.
           if (!dryRun) await folder.release(name).catch(() => undefined);
+          if (refuseByName(name, error)) continue;
           throw error;
         }
         if (current !== null) {
@@ -226,6 +253,7 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     type: 'csv',
     units,
     lastPass: () => summary,
+    notices: (): SourceNotices => ({ refused: summary.refused, warnings: summary.warnings }),
     waiting: () => ({ files: [...new Set(summary.waiting)], stableSeconds: config.stableSeconds }),
   };
 }
@@ -243,64 +271,9 @@ const emptySummary = (): CsvPassSummary => ({
   waiting: [],
   skipped: [],
   recovered: [],
+  refused: [],
+  warnings: [],
 });
 
-/** Reads and matches the header row alone; the unit reads the file again from the start. */
-async function readHeader(path: string, stream: Stream, options: HeaderOptions): Promise<HeaderResolution> {
-  try {
-    for await (const rows of readCsvRows(path, { headerOnly: true })) {
-      const first = rows[0];
-      if (first !== undefined) return resolveHeader(stream, first.fields, options);
-    }
-  } catch (error) {
-    if (!(error instanceof CsvParseFailure)) throw error;
-    return { ok: false, reason: `the header row cannot be read: ${error.message}` };
-  }
-  return { ok: false, reason: 'the file is empty: a header row is required' };
-}
-
-/**
- * A file whose content was synced before (same checksum): no record is read again; its rows count
- * as unchanged in the pass summary (`alreadySynced`), and it is archived as a duplicate.
- */
-class DuplicateFileUnit implements SourceUnit {
-  readonly name: string;
-  readonly stream: Stream;
-  readonly alreadySynced: number;
-  readonly duplicateOf?: { name: string; syncedAt: Date };
-  #settled = false;
-
-  constructor(
-    private readonly ctx: DropContext,
-    private readonly file: ClaimedFile,
-    private readonly previous: SeenDropFile,
-  ) {
-    this.name = file.name;
-    this.stream = file.stream;
-    this.alreadySynced = Math.max(0, previous.rows - previous.failedRows);
-    if (previous.name && previous.finishedAt)
-      this.duplicateOf = { name: previous.name, syncedAt: previous.finishedAt };
-  }
-
-  get settled(): boolean {
-    return this.#settled;
-  }
-
-  async *batches(): AsyncGenerator<SourceBatch> {}
-
-  async complete(): Promise<void> {
-    if (this.#settled) return;
-    this.#settled = true;
-    if (!this.ctx.dryRun) await archiveDuplicate(this.ctx, this.file, this.previous);
-  }
-
-  abandon(): Promise<void> {
-    return this.complete();
-  }
-
-  async release(): Promise<void> {
-    if (this.#settled) return;
-    this.#settled = true;
-    if (!this.ctx.dryRun) await this.ctx.folder.release(this.file.name);
-  }
-}
+/** Errors that say a file's name (its path) cannot be worked on, not that the file system is failing. */
+const NAME_ERRNOS: ReadonlySet<string> = new Set(['ENAMETOOLONG']);

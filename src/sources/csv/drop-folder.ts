@@ -1,24 +1,35 @@
-import { link, lstat, mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import type { Dirent } from 'node:fs';
+import { type FileHandle, lstat, readdir, rename, rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import type { Clock } from '../../domain/clock.js';
 import { ClaimLeases } from './claim-lease.js';
+import { internalKey, numberedName, storedName } from './drop-names.js';
 import { CsvSourceError } from './errors.js';
+import { createExclusive, entryKind, lstatOrNull, moveNoClobber } from './exclusive-entries.js';
 import { type FileStamp, streamOfFileName } from './file-selection.js';
+import { checkWorkingFolders, workingFolder } from './working-folder.js';
 
 /**
  * The drop folder on disk:
  *
  *   <dropDir>/<name>                         dropped files, waiting
  *   <dropDir>/.processing/<name>             claimed by one process (rename: atomic on one file system)
- *   <dropDir>/.processing/<name>.lease       its lease: who holds it, touched while it is processed
+ *   <dropDir>/.processing/<key>.lease        its lease: who holds it, touched while it is processed
  *   <dropDir>/archive/<YYYY-MM-DD>/<name>    done, with `<name>.errors.csv` when rows failed
  *   <dropDir>/rejected/<name>                unreadable, with `<name>.reason.txt`
  *
  * Every folder lives under the drop folder, so every move is a rename on the same file system.
+ * `<key>` is the name, or a hash of a name too long to take a suffix (see `drop-names.ts`), as is
+ * the name in `archive/` and `rejected/`. The working folders must be real folders, and nothing the
+ * source finds in its way is written through or replaced (`working-folder.ts`, `exclusive-entries.ts`).
  */
 export const PROCESSING_DIR = '.processing';
 export const ARCHIVE_DIR = 'archive';
 export const REJECTED_DIR = 'rejected';
+const WORKING_DIRS = [PROCESSING_DIR, ARCHIVE_DIR, REJECTED_DIR] as const;
+
+/** The spools of a claimed file's report (see CsvFileUnit): `.processing/<key><suffix>`. */
+export const SPOOL_SUFFIXES = ['.problems.ndjson', '.failed.ndjson'] as const;
 
 export interface RootFileStamp extends FileStamp {
   ino: number;
@@ -27,10 +38,25 @@ export interface RootFileStamp extends FileStamp {
 /** What a claim attempt found: only `claimed` means the file is now ours. */
 export type ClaimResult = 'claimed' | 'gone' | 'busy' | 'changed';
 
-/** A file a dead process left in `.processing/`: put back in the root, or blocked by a newer one. */
+/**
+ * A file a dead process left in `.processing/`: put back in the root, blocked by a newer one, or not
+ * a regular file (`unsafe`: a link someone put there, left as it is).
+ */
 export interface StaleClaim {
   name: string;
-  outcome: 'recovered' | 'blocked';
+  outcome: 'recovered' | 'blocked' | 'unsafe';
+}
+
+/** A claimed file moved to `archive/<day>/` or `rejected/`. */
+export interface PlacedFile {
+  path: string;
+  /** `<path><suffix>`, created empty and open for writing, when a companion was asked for. */
+  companion: { path: string; handle: FileHandle } | null;
+  /**
+   * The entries in the way that the source never makes (a symbolic link, a folder), relative to
+   * the drop folder with what they are: left as they were, the file took the next free name.
+   */
+  planted: string[];
 }
 
 const errnoOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException).code;
@@ -47,6 +73,20 @@ export class DropFolder {
 
   processingPath(name: string): string {
     return join(this.root, PROCESSING_DIR, name);
+  }
+
+  /** `.processing/<key><suffix>`: a file of the claim of `name` (its spools). */
+  internalPath(name: string, suffix: string): string {
+    return join(this.root, PROCESSING_DIR, `${internalKey(name)}${suffix}`);
+  }
+
+  /**
+   * Checks the working folders that exist: each must be a real folder.
+   *
+   * @throws CsvSourceError `CSV_DROP_DIR_UNSAFE` naming the folder and the fix
+   */
+  checkWorkingFolders(): Promise<void> {
+    return checkWorkingFolders(this.root, WORKING_DIRS);
   }
 
   /** Names of the regular files in the root (symlinks and folders are never taken). */
@@ -89,36 +129,55 @@ export class DropFolder {
    */
   async claim(name: string, expected: RootFileStamp): Promise<ClaimResult> {
     const target = this.processingPath(name);
-    await mkdir(join(this.root, PROCESSING_DIR), { recursive: true });
-    if (!(await this.#leases.acquire(name))) return 'busy';
+    await workingFolder(this.root, PROCESSING_DIR);
+    const key = internalKey(name);
+    if (!(await this.#leases.acquire(key))) return 'busy';
     try {
-      if (await exists(target)) {
-        await this.#leases.release(name);
+      if ((await lstatOrNull(target)) !== null) {
+        await this.#leases.release(key);
         return 'busy';
       }
       try {
         await rename(join(this.root, name), target);
       } catch (error) {
         if (errnoOf(error) !== 'ENOENT') throw error;
-        await this.#leases.release(name);
+        await this.#leases.release(key);
         return 'gone';
       }
-      const st = await stat(target);
+      const st = await lstat(target);
       if (st.ino !== expected.ino || st.size !== expected.size || st.mtimeMs !== expected.mtimeMs) {
         await this.release(name);
         return 'changed';
       }
       return 'claimed';
     } catch (error) {
-      await this.#leases.release(name);
+      await this.#leases.release(key);
       throw error;
     }
   }
 
   /** Puts a claimed file back in the root (unless a new file of that name arrived meanwhile). */
   async release(name: string): Promise<void> {
-    await moveNoClobber(this.processingPath(name), this.root, name, { numbered: false });
-    await this.#leases.release(name);
+    await workingFolder(this.root, PROCESSING_DIR);
+    await moveNoClobber(this.processingPath(name), join(this.root, name));
+    await this.#leases.release(internalKey(name));
+  }
+
+  /**
+   * The entries at the spool names of a claimed file, before its spools are created: a regular
+   * file (a dead pass's spool) is removed; anything else (a symbolic link, a folder) was put there
+   * by someone else and is left as it is: returned, relative to the drop folder with what it is.
+   */
+  async clearSpools(name: string): Promise<string[]> {
+    const planted: string[] = [];
+    for (const suffix of SPOOL_SUFFIXES) {
+      const path = this.internalPath(name, suffix);
+      const found = await lstatOrNull(path);
+      if (found === null) continue;
+      if (found.isFile()) await rm(path, { force: true });
+      else planted.push(`${relative(this.root, path)} (${entryKind(found)})`);
+    }
+    return planted;
   }
 
   /**
@@ -126,27 +185,35 @@ export class DropFolder {
    * each goes back to the root, to be taken again, unless a newer file of that name waits there.
    */
   async recoverStaleClaims(): Promise<StaleClaim[]> {
-    let entries: string[];
+    await this.checkWorkingFolders();
+    let entries: Dirent[];
     try {
-      entries = await readdir(join(this.root, PROCESSING_DIR));
+      entries = await readdir(join(this.root, PROCESSING_DIR), { withFileTypes: true });
     } catch (error) {
       if (errnoOf(error) === 'ENOENT') return [];
       throw error;
     }
-    const present = new Set(entries);
-    const claims: StaleClaim[] = [];
-    for (const lease of entries.filter((entry) => entry.endsWith('.lease'))) {
+    const claimed = entries.filter((entry) => streamOfFileName(entry.name) !== null);
+    const keys = new Set(claimed.map((entry) => internalKey(entry.name)));
+    for (const { name: lease } of entries.filter((entry) => entry.name.endsWith('.lease'))) {
       // A lease whose file is gone: its holder died between moving the file out and letting go.
-      const name = lease.slice(0, -'.lease'.length);
-      if (!present.has(name) && !this.#leases.holds(name) && (await this.#leases.isStale(name))) {
-        await this.#leases.release(name);
+      const key = lease.slice(0, -'.lease'.length);
+      if (!keys.has(key) && !this.#leases.holds(key) && (await this.#leases.isStale(key))) {
+        await this.#leases.release(key);
       }
     }
-    for (const name of entries) {
-      if (streamOfFileName(name) === null || this.#leases.holds(name) || !(await this.#leases.isStale(name)))
+    const claims: StaleClaim[] = [];
+    for (const entry of claimed) {
+      const { name } = entry;
+      const key = internalKey(name);
+      if (this.#leases.holds(key) || !(await this.#leases.isStale(key))) continue;
+      // The source only ever renames regular files in: a link or a folder here is someone else's.
+      if (!entry.isFile()) {
+        claims.push({ name, outcome: 'unsafe' });
         continue;
+      }
       try {
-        await moveNoClobber(this.processingPath(name), this.root, name, { numbered: false });
+        await moveNoClobber(this.processingPath(name), join(this.root, name));
       } catch (error) {
         const code = errnoOf(error);
         if (code === 'ENOENT') continue; // another process recovered it first
@@ -154,82 +221,75 @@ export class DropFolder {
         claims.push({ name, outcome: 'blocked' });
         continue;
       }
-      // The report spools of the pass that died (see CsvFileUnit).
-      for (const spool of ['problems', 'failed'])
-        await rm(`${this.processingPath(name)}.${spool}.ndjson`, { force: true });
-      await this.#leases.release(name);
+      // The report spools of the pass that died (see CsvFileUnit); rm removes a link, not its target.
+      for (const suffix of SPOOL_SUFFIXES) await rm(this.internalPath(name, suffix), { force: true });
+      await this.#leases.release(key);
       claims.push({ name, outcome: 'recovered' });
     }
     return claims;
   }
 
-  /** Moves a claimed file to `archive/<day>/`; returns its new path (numbered on a name collision). */
-  async archive(name: string, day: string): Promise<string> {
-    const dir = join(this.root, ARCHIVE_DIR, day);
-    await mkdir(dir, { recursive: true });
-    const path = await moveNoClobber(this.processingPath(name), dir, name);
-    await this.#leases.release(name);
-    return path;
+  /**
+   * Moves a claimed file to `archive/<day>/`, under the next free name (`invoices~2.csv`), with the
+   * companion `<path><companion>` created empty beside it when asked (its report).
+   */
+  async archive(name: string, day: string, companion?: string): Promise<PlacedFile> {
+    await workingFolder(this.root, PROCESSING_DIR);
+    const dir = await workingFolder(this.root, ARCHIVE_DIR, day);
+    const placed = await this.#place(name, dir, companion);
+    await this.#leases.release(internalKey(name));
+    return placed;
   }
 
-  /** Moves a claimed file to `rejected/`; returns its new path (numbered on a name collision). */
-  async reject(name: string): Promise<string> {
-    const dir = join(this.root, REJECTED_DIR);
-    await mkdir(dir, { recursive: true });
-    const path = await moveNoClobber(this.processingPath(name), dir, name);
-    await this.#leases.release(name);
-    return path;
+  /** Moves a claimed file to `rejected/`, under the next free name, with `<path>.reason.txt` created empty. */
+  async reject(name: string): Promise<PlacedFile> {
+    await workingFolder(this.root, PROCESSING_DIR);
+    const dir = await workingFolder(this.root, REJECTED_DIR);
+    const placed = await this.#place(name, dir, '.reason.txt');
+    await this.#leases.release(internalKey(name));
+    return placed;
   }
-}
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return false;
-    throw error;
-  }
-}
-
-/** `invoices.csv` -> `invoices~2.csv`. */
-export function numberedName(name: string, n: number): string {
-  if (n === 1) return name;
-  const ext = extname(name);
-  return `${name.slice(0, name.length - ext.length)}~${n}${ext}`;
-}
-
-/**
- * Moves `from` into `dir` under `name`, never replacing an existing file: `link` fails with EEXIST
- * where `rename` would silently overwrite. On a file system without hard links it falls back to
- * check-then-rename (a race only between two processes archiving the same name the same second).
- */
-async function moveNoClobber(
-  from: string,
-  dir: string,
-  name: string,
-  options: { numbered: boolean } = { numbered: true },
-): Promise<string> {
-  for (let n = 1; n < 10_000; n++) {
-    const target = join(dir, numberedName(name, n));
-    try {
-      await link(from, target);
-      await unlink(from);
-      return target;
-    } catch (error) {
-      const code = errnoOf(error);
-      if (code === 'EEXIST') {
-        if (!options.numbered) throw error;
-        continue;
+  /**
+   * Moves `.processing/<name>` into `dir` under the first numbered name free for the file and its
+   * companion alike. The companion is created first, exclusively: a name taken by anything, a
+   * planted link included, is passed over, never written through.
+   */
+  async #place(name: string, dir: string, companion: string | undefined): Promise<PlacedFile> {
+    const from = this.processingPath(name);
+    const base = storedName(name);
+    const planted: string[] = [];
+    for (let n = 1; n < 10_000; n++) {
+      const target = join(dir, numberedName(base, n));
+      let made: PlacedFile['companion'] = null;
+      if (companion !== undefined) {
+        const path = `${target}${companion}`;
+        try {
+          made = { path, handle: await createExclusive(path) };
+        } catch (error) {
+          if (errnoOf(error) !== 'EEXIST') throw error;
+          await this.#notePlanted(path, planted);
+          continue;
+        }
       }
-      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') throw error;
-      if (await exists(target)) {
-        if (!options.numbered) throw Object.assign(new Error(`${target} exists`), { code: 'EEXIST' });
-        continue;
+      try {
+        await moveNoClobber(from, target);
+        return { path: target, companion: made, planted };
+      } catch (error) {
+        if (made !== null) {
+          await made.handle.close();
+          await rm(made.path, { force: true });
+        }
+        if (errnoOf(error) !== 'EEXIST') throw error;
+        await this.#notePlanted(target, planted);
       }
-      await rename(from, target);
-      return target;
     }
+    throw new Error(`no free name for ${name} in ${dir}`);
   }
-  throw new Error(`no free name for ${name} in ${dir}`);
+
+  /** A taken name is the same name settled before (a regular file), or an entry someone planted. */
+  async #notePlanted(path: string, planted: string[]): Promise<void> {
+    const found = await lstatOrNull(path);
+    if (found !== null && !found.isFile()) planted.push(`${relative(this.root, path)} (${entryKind(found)})`);
+  }
 }

@@ -1,9 +1,10 @@
 import { once } from 'node:events';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { type FileHandle, rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { dataFields, neutralizedCell, REPORT_COLUMNS, type ResolvedHeader } from './columns.js';
 import { type CsvRow, readCsvRows } from './csv-rows.js';
+import { createExclusive } from './exclusive-entries.js';
 
 /**
  * The report of a file's failed rows, `<name>.errors.csv` beside the archived file:
@@ -31,8 +32,9 @@ interface LineWriter {
   end(): Promise<void>;
 }
 
-function openLineWriter(path: string, flags: 'w' | 'wx'): LineWriter {
-  const out = createWriteStream(path, { flags });
+/** Writes into a file this process created (see `createExclusive`); ending the writer closes it. */
+function lineWriterOf(handle: FileHandle): LineWriter {
+  const out = handle.createWriteStream();
   let failure: Error | undefined;
   out.on('error', (error) => {
     failure ??= error;
@@ -53,10 +55,13 @@ function openLineWriter(path: string, flags: 'w' | 'wx'): LineWriter {
 }
 
 export class ProblemSpool {
-  #out: LineWriter | null = null;
+  #out: Promise<LineWriter> | null = null;
   #count = 0;
 
-  /** @param path where entries go; null only counts them (a dry run writes no report). */
+  /**
+   * @param path where entries go, created on the first one, exclusively (a link planted at the
+   * name is never written through: the add fails); null only counts them (a dry run writes no report).
+   */
   constructor(readonly path: string | null) {}
 
   get count(): number {
@@ -66,12 +71,12 @@ export class ProblemSpool {
   async add(entry: ReportEntry): Promise<void> {
     this.#count++;
     if (this.path === null) return;
-    this.#out ??= openLineWriter(this.path, 'w');
-    await this.#out.write(`${JSON.stringify(entry)}\n`);
+    this.#out ??= createExclusive(this.path).then(lineWriterOf);
+    await (await this.#out).write(`${JSON.stringify(entry)}\n`);
   }
 
   async close(): Promise<void> {
-    await this.#out?.end();
+    if (this.#out !== null) await (await this.#out).end();
   }
 
   async *entries(): AsyncGenerator<ReportEntry> {
@@ -99,7 +104,8 @@ const csvLine = (cells: readonly string[]): string =>
   `${cells.map((cell) => csvCell(neutralizedCell(cell))).join(',')}\r\n`;
 
 export interface WriteReportProps {
-  reportPath: string;
+  /** The report file, created empty by the caller (see `DropFolder.archive`); closed here. */
+  out: FileHandle;
   /** The file's header: its cells as written, where `sourceId` is, and the warnings on it. */
   header: ResolvedHeader;
   /** The rows the source refused, in line order, with their fields. */
@@ -114,15 +120,15 @@ const byLine = (a: ReportEntry, b: ReportEntry): number =>
   (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER);
 
 /**
- * Writes the report, refusing to replace an existing file, in one streaming pass: the refused and
- * the downstream failures are merged by line, and the file is read alongside for the fields of the
- * latter. Returns the failed rows it lists (a row that failed twice downstream counts once).
+ * Writes the report into the file the caller created for it, in one streaming pass: the refused
+ * and the downstream failures are merged by line, and the file is read alongside for the fields of
+ * the latter. Returns the failed rows it lists (a row that failed twice downstream counts once).
  */
 export async function writeErrorReport(props: WriteReportProps): Promise<number> {
   const { header } = props;
   const rows = new RowCursor(props.csvPath, header);
   const sourceIdAt = header.index.get('sourceId');
-  const out = openLineWriter(props.reportPath, 'wx');
+  const out = lineWriterOf(props.out);
   let failedRows = 0;
   let lastLine: number | null = null;
   try {
@@ -137,6 +143,10 @@ export async function writeErrorReport(props: WriteReportProps): Promise<number>
       const line = entry.line === null ? '' : String(entry.line);
       await out.write(csvLine([line, entry.column, entry.reason, ...fields]));
     }
+  } catch (error) {
+    // The report file is ours to close (it was handed over open), whatever went wrong.
+    await out.end().catch(() => undefined);
+    throw error;
   } finally {
     await rows.close();
   }

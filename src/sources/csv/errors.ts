@@ -6,6 +6,11 @@ export type CsvSourceErrorCode =
   | 'CSV_MAPPING_INVALID'
   /** The drop folder does not exist or is not a directory. */
   | 'CSV_DROP_DIR_MISSING'
+  /**
+   * A working folder (`.processing`, `archive`, `archive/<day>`, `rejected`) is a symbolic link or
+   * not a folder: files moved or written there would land outside the drop folder.
+   */
+  | 'CSV_DROP_DIR_UNSAFE'
   /** The engine called `complete` before draining `batches()`, or drained it twice. */
   | 'CSV_UNIT_MISUSED';
 

@@ -1,10 +1,11 @@
-import { writeFile } from 'node:fs/promises';
+import { relative } from 'node:path';
 import type { Clock } from '../../domain/clock.js';
 import type { SeenDropFile } from '../../domain/drop-files.js';
 import type { Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
+import { printable } from '../../logging/printable-text.js';
 import type { DropFileLedger } from '../ports.js';
-import type { DropFolder } from './drop-folder.js';
+import type { DropFolder, PlacedFile } from './drop-folder.js';
 
 /**
  * The two ways a claimed file leaves `.processing/` without being synced: recognised as a
@@ -19,6 +20,15 @@ export interface DropContext {
   ledger: DropFileLedger;
   clock: Clock;
   log: Logger;
+  /** What the pass summary says of files beyond their units (see `Source.notices`). */
+  notices: FileNotices;
+}
+
+/** The pass summary's record of files the source settled itself, and of what it met on the way. */
+export interface FileNotices {
+  /** The file was rejected before it was handed out as a unit (its header, a planted link). */
+  refused(name: string, reason: string): void;
+  warn(name: string, warning: string): void;
 }
 
 /** A file this process claimed: it sits in `.processing/<name>` (a dry run reads it in place). */
@@ -41,7 +51,9 @@ export async function archiveDuplicate(
   file: ClaimedFile,
   previous: SeenDropFile,
 ): Promise<void> {
-  const archivedPath = await ctx.folder.archive(file.name, archiveDay(ctx.clock));
+  const placed = await ctx.folder.archive(file.name, archiveDay(ctx.clock));
+  const archivedPath = placed.path;
+  notePlanted(ctx, file.name, placed);
   await ctx.ledger.record({
     sourceId: ctx.sourceId,
     name: file.name,
@@ -63,7 +75,8 @@ export async function archiveDuplicate(
 
 /**
  * Moves an unreadable file to `rejected/` and writes `<name>.reason.txt` beside it: the reason on
- * the first line, then what identifies the file.
+ * the first line, then what identifies the file. The name and the reason (which may quote a header
+ * cell) come from the file: their control characters are escaped, so each stays on its line.
  */
 export async function rejectFile(
   ctx: DropContext,
@@ -71,13 +84,20 @@ export async function rejectFile(
   reason: string,
   counts: { rows: number; failedRows: number } = { rows: 0, failedRows: 0 },
 ): Promise<string> {
-  const rejectedPath = await ctx.folder.reject(file.name);
-  const reportPath = `${rejectedPath}.reason.txt`;
+  const placed = await ctx.folder.reject(file.name);
+  const rejectedPath = placed.path;
   const finishedAt = ctx.clock.now();
-  await writeFile(
-    reportPath,
-    `${reason}\n\nfile: ${file.name}\nsha256: ${file.checksum}\nrejected at: ${finishedAt.toISOString()}\n`,
-  );
+  // `reject` always creates the companion: the reason file, empty and open.
+  const { path: reportPath, handle } = placed.companion!;
+  try {
+    await handle.writeFile(
+      `${printable(reason)}\n\nfile: ${printable(file.name)}\nsha256: ${file.checksum}\n` +
+        `rejected at: ${finishedAt.toISOString()}\n`,
+    );
+  } finally {
+    await handle.close();
+  }
+  notePlanted(ctx, file.name, placed);
   await ctx.ledger.record({
     sourceId: ctx.sourceId,
     name: file.name,
@@ -94,4 +114,21 @@ export async function rejectFile(
   });
   ctx.log.warn({ file: file.name, reason, rejectedPath }, 'file rejected');
   return rejectedPath;
+}
+
+/**
+ * Says, in the log and the pass summary, which entries a file was settled around: the source never
+ * makes a link or a folder where it puts a file, so one there was planted (to be written through).
+ */
+export function notePlanted(ctx: DropContext, name: string, placed: PlacedFile): void {
+  if (placed.planted.length === 0) return;
+  const warning =
+    `${placed.planted.join(', ')} stood where the file was to go: left untouched, not written through; ` +
+    `the file went to ${relative(ctx.folder.root, placed.path)}. receivables-sync never makes such an ` +
+    'entry: remove it and check who can write the drop folder';
+  ctx.log.warn(
+    { file: name, planted: placed.planted, placedAt: placed.path },
+    'an entry the source never makes stood where the file was to go: left untouched, the file took the next free name',
+  );
+  ctx.notices.warn(name, warning);
 }

@@ -2,7 +2,13 @@ import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock.js';
 import { STALE_LEASE_MS } from './claim-lease.js';
-import { DropFolder } from './drop-folder.js';
+import { DropFolder, type StaleClaim } from './drop-folder.js';
+
+const RECOVERY_MESSAGES: Readonly<Record<StaleClaim['outcome'], string>> = {
+  recovered: 'file left by a cut-short pass put back in the drop folder',
+  blocked: 'file left by a cut-short pass blocked by a newer file of the same name',
+  unsafe: 'an entry the source never makes sits in .processing (not a regular file): left untouched',
+};
 
 /**
  * Puts back into the drop folder's root the files a cut-short pass left in `.processing/` (its
@@ -28,12 +34,7 @@ export async function restoreClaimedFiles(
   const restored: string[] = [];
   for (const { name, outcome } of await folder.recoverStaleClaims()) {
     if (outcome === 'recovered') restored.push(name);
-    logger.warn(
-      { sourceId: config.id, file: name, outcome },
-      outcome === 'recovered'
-        ? 'file left by a cut-short pass put back in the drop folder'
-        : 'file left by a cut-short pass blocked by a newer file of the same name',
-    );
+    logger.warn({ sourceId: config.id, file: name, outcome }, RECOVERY_MESSAGES[outcome]);
   }
   return restored;
 }
