@@ -1,10 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { access, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
+import { systemClock } from '../domain/clock.js';
 import { messageOf } from '../domain/errors.js';
 import { createLogger } from '../logging/logger.js';
+import { DropFolder } from '../sources/csv/drop-folder.js';
 import { loadModuleSource } from '../sources/module/module-loader.js';
 import { probeQuery } from '../sources/sql/keyset-query.js';
 import { connectPg } from '../sources/sql/pg-session.js';
@@ -36,8 +39,9 @@ async function dropFolderCheck(name: string, dir: string): Promise<DoctorCheck> 
   }
   try {
     await access(dir, fsConstants.R_OK | fsConstants.W_OK);
-    const probe = join(dir, `.doctor-${process.pid}.tmp`);
-    await writeFile(probe, '');
+    // A name nobody can plant ahead, created new ('wx' never follows or truncates a link there).
+    const probe = join(dir, `.doctor-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+    await writeFile(probe, '', { flag: 'wx' });
     await rename(probe, `${probe}.moved`);
     await rm(`${probe}.moved`, { force: true });
   } catch (error) {
@@ -46,7 +50,12 @@ async function dropFolderCheck(name: string, dir: string): Promise<DoctorCheck> 
       `the drop folder ${dir} is not writable (${messageOf(error)}): files are claimed by renaming them`,
     );
   }
-  return ok(name, `drop folder ${dir}: exists, writable`);
+  try {
+    await new DropFolder(dir, systemClock).checkWorkingFolders();
+  } catch (error) {
+    return fail(name, messageOf(error));
+  }
+  return ok(name, `drop folder ${dir}: exists, writable, its working folders real folders`);
 }
 
 async function sqlCheck(

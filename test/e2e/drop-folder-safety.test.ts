@@ -102,6 +102,18 @@ describe('sync --once over a drop folder others can write', () => {
     expect(result.stderr).toContain('CSV_DROP_DIR_UNSAFE');
     expect(outsideNow()).toEqual(before);
     expect(readdirSync(env.dropDir).sort()).toEqual(['accounts.csv', 'archive']);
+
+    // doctor says so before any pass, and its probe leaves nothing behind.
+    const doctor = await runCli(['--config', env.configFile, 'doctor', '--json', '--source', 'erp-csv'], {
+      env: env.env,
+    });
+    const check = JSON.parse(doctor.stdout.trim().split('\n').at(-1)!).checks.find(
+      (c: { name: string }) => c.name === 'source erp-csv',
+    );
+    expect(check).toMatchObject({ status: 'fail' });
+    expect(check.detail).toContain(`${join(env.dropDir, 'archive')} is a symbolic link, not a folder`);
+    expect(readdirSync(env.dropDir).sort()).toEqual(['accounts.csv', 'archive']);
+    expect(outsideNow()).toEqual(before);
   });
 
   it('when a 253-byte name is dropped next to a normal file, then both are synced, and the next pass is not held up', async () => {
