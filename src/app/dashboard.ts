@@ -78,6 +78,7 @@ export async function startDashboardServer(props: DashboardServerProps): Promise
       credentials,
       host,
       queueAdmin: config.dashboard.queueAdmin,
+      trustProxy: config.dashboard.trustProxy,
       testConnection: () => runDoctor(props.loaded),
       failuresCsv: (source, kind) => failuresCsv(props.db, source, kind),
       metrics: props.metrics,

@@ -125,6 +125,7 @@ const ENV_KEYS: ReadonlyArray<[string, readonly string[], 'string' | 'number']> 
   ['REDIS_URL', ['queue', 'redisUrl'], 'string'],
   ['DASHBOARD_HOST', ['dashboard', 'host'], 'string'],
   ['DASHBOARD_PORT', ['dashboard', 'port'], 'number'],
+  ['DASHBOARD_TRUST_PROXY', ['dashboard', 'trustProxy'], 'string'],
   ['LOG_LEVEL', ['log', 'level'], 'string'],
   ['LOG_FORMAT', ['log', 'format'], 'string'],
 ];

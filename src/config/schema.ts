@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CSV_SOURCE_FIELDS } from './csv-source-schema.js';
 import { SQL_SOURCE_FIELDS } from './sql-source-schema.js';
+import { trustProxySchema } from './trust-proxy.js';
 
 const cron = z.string().min(1, 'a cron expression is required');
 
@@ -242,6 +243,11 @@ export const configSchema = z.strictObject({
      * are allowed with the dashboard's CSRF token (bull-board's UI sends it by itself).
      */
     queueAdmin: z.boolean().default(false),
+    /**
+     * Behind a reverse proxy: which proxies to believe about the client's address, protocol and
+     * host (`X-Forwarded-For`, `-Proto`, `-Host`); see `trust-proxy.ts` and docs/dashboard.md.
+     */
+    trustProxy: trustProxySchema,
   }),
   log: z.strictObject({
     /** Unset: `info`, but on a terminal (pretty lines) only warnings and errors. */

@@ -1,4 +1,5 @@
 import { randomBytes as cryptoRandomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import formbody from '@fastify/formbody';
 import type { Queue } from 'bullmq';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
@@ -23,12 +24,16 @@ import { registerHealthRoutes } from './health-routes.js';
 import { noticeQuery } from './notices.js';
 import { registerPageRoutes } from './page-routes.js';
 import { lastReconciliations, registerReconciliationRoutes } from './reconciliation-routes.js';
-import { SessionStore, SignInThrottle } from './sessions.js';
+import { SessionStore } from './sessions.js';
+import { SignInBackoff } from './sign-in-backoff.js';
 import { type QueueView, StatusReader } from './status.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './views/assets.js';
 import { refusalPage } from './views/sign-in-page.js';
 
-/** Our own pages load nothing but `/assets/*`, post only to themselves and are never framed. */
+/**
+ * Our own pages load nothing but `/assets/*`, post only to themselves and are never framed
+ * (bull-board's pages replace it with `BULL_BOARD_CSP`, see bull-board-page.ts).
+ */
 const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
@@ -71,7 +76,8 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
       newId: () => random(32).toString('base64url'),
       ...(deps.sessionTtlMs ? { ttlMs: deps.sessionTtlMs } : {}),
     }),
-    throttle: new SignInThrottle(deps.clock),
+    backoff: new SignInBackoff({ clock: deps.clock }),
+    wait: deps.wait ?? ((ms) => sleep(ms)),
     csrf,
     logger,
   });
@@ -93,14 +99,21 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
     ...(deps.readiness ?? []),
   ];
 
-  const app = Fastify({ logger: false, trustProxy: false, bodyLimit: 64 * 1024 });
+  // trustProxy: behind a TLS-terminating proxy, request.protocol / host / ip are the browser's
+  // (X-Forwarded-*), which the Origin check, the cookies' Secure flag and the sign-in back-off use.
+  const { trustProxy = false } = deps;
+  const app = Fastify({
+    logger: false,
+    trustProxy: typeof trustProxy === 'boolean' ? trustProxy : [...trustProxy],
+    bodyLimit: 64 * 1024,
+  });
   app.register(formbody);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');
     reply.header('referrer-policy', 'same-origin');
-    if (!request.url.startsWith(BULL_BOARD_PATH)) reply.header('content-security-policy', PAGE_CSP);
+    reply.header('content-security-policy', PAGE_CSP);
     const safe = request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS';
     if (!safe && !sameOrigin(request)) {
       logger.warn(

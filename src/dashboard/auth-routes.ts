@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { type DashboardAuth, safeNext } from './auth.js';
+import type { DashboardAuth } from './auth.js';
+import { safeNext } from './next-path.js';
 import { signInPage } from './views/sign-in-page.js';
 
-/** `GET /login` (the form) and `POST /login`: public, throttled per client address. */
+/** `GET /login` (the form) and `POST /login`: public, slowed down per client address and user. */
 export function registerAuthRoutes(app: FastifyInstance, auth: DashboardAuth): void {
   app.get('/login', async (request, reply) => {
     const next = safeNext((request.query as Record<string, unknown>).next);

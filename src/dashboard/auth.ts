@@ -8,7 +8,9 @@ import {
   parseBasicAuthorization,
 } from './credentials.js';
 import { type CsrfTokens, type Principal, submittedToken } from './csrf.js';
-import type { SessionStore, SignInThrottle } from './sessions.js';
+import { safeNext } from './next-path.js';
+import type { SessionStore } from './sessions.js';
+import type { SignInBackoff } from './sign-in-backoff.js';
 import { refusalPage, signInPage } from './views/sign-in-page.js';
 
 export const SESSION_COOKIE = 'rs_dashboard_session';
@@ -18,7 +20,9 @@ export interface DashboardAuthProps {
   /** Undefined: no sign-in at all, and only loopback host names are answered. */
   credentials: DashboardCredentials | undefined;
   sessions: SessionStore;
-  throttle: SignInThrottle;
+  backoff: SignInBackoff;
+  /** Holds an attempt for the back-off's delay (a timer; tests pass one that moves their clock). */
+  wait: (ms: number) => Promise<void>;
   csrf: CsrfTokens;
   logger: Logger;
 }
@@ -57,8 +61,10 @@ export class DashboardAuth {
     const { credentials } = this.props;
     if (!credentials) {
       // No credentials means loopback only: refuse other Host names, so a DNS-rebinding page
-      // (evil.example resolving to 127.0.0.1) cannot drive the dashboard from a local browser.
-      if (!isLoopbackHost(hostnameOf(request.headers.host))) {
+      // (evil.example resolving to 127.0.0.1) cannot drive the dashboard from a local browser;
+      // and behind a trusted proxy, the public name it forwards too (this machine only).
+      const hosts = [request.headers.host, request.host];
+      if (!hosts.every((host) => isLoopbackHost(hostnameOf(host)))) {
         await refuse(
           reply.code(403),
           request,
@@ -72,25 +78,23 @@ export class DashboardAuth {
     }
     const basic = parseBasicAuthorization(request.headers.authorization);
     if (basic) {
-      const wait = this.props.throttle.retryAfterSeconds(request.ip);
-      if (wait > 0) {
-        reply.header('retry-after', String(wait));
-        await refuse(
-          reply.code(429),
-          request,
-          'DASHBOARD_SIGN_IN_THROTTLED',
-          'Too many failed sign-ins: try again later.',
-        );
-        return;
-      }
-      if (credentialsMatch(credentials, basic.user, basic.password)) {
-        this.props.throttle.succeeded(request.ip);
+      const outcome = await this.#check(request, credentials, basic.user, basic.password);
+      if (outcome === 'ok') {
         this.#principals.set(request, { via: 'basic', user: basic.user });
         return;
       }
-      this.props.throttle.failed(request.ip);
-      this.props.logger.warn({ ip: request.ip }, 'dashboard: wrong HTTP Basic credentials');
-      await this.#unauthorized(request, reply, 'Wrong user or password.');
+      if (outcome === 'wrong') {
+        this.props.logger.warn({ ip: request.ip }, 'dashboard: wrong HTTP Basic credentials');
+        await this.#unauthorized(request, reply, 'Wrong user or password.');
+        return;
+      }
+      reply.header('retry-after', String(outcome.retryAfterSeconds));
+      await refuse(
+        reply.code(429),
+        request,
+        'DASHBOARD_SIGN_IN_THROTTLED',
+        throttledMessage(outcome.retryAfterSeconds),
+      );
       return;
     }
     const session = this.props.sessions.get(parseCookies(request.headers.cookie)[SESSION_COOKIE]);
@@ -127,22 +131,20 @@ export class DashboardAuth {
       await reply.redirect(form.next, 303);
       return;
     }
-    const wait = this.props.throttle.retryAfterSeconds(request.ip);
-    if (wait > 0) {
-      reply.code(429).header('retry-after', String(wait)).type('text/html; charset=utf-8');
-      await reply.send(
-        signInPage({ next: form.next, error: `Too many failed sign-ins: try again in ${wait} s.` }).value,
-      );
+    const outcome = await this.#check(request, credentials, form.user, form.password);
+    if (outcome !== 'ok') {
+      let error = 'Wrong user or password.';
+      if (outcome === 'wrong') {
+        this.props.logger.warn({ ip: request.ip }, 'dashboard: failed sign-in');
+        reply.code(401);
+      } else {
+        reply.code(429).header('retry-after', String(outcome.retryAfterSeconds));
+        error = throttledMessage(outcome.retryAfterSeconds);
+      }
+      reply.type('text/html; charset=utf-8');
+      await reply.send(signInPage({ next: form.next, error }).value);
       return;
     }
-    if (!credentialsMatch(credentials, form.user, form.password)) {
-      this.props.throttle.failed(request.ip);
-      this.props.logger.warn({ ip: request.ip }, 'dashboard: failed sign-in');
-      reply.code(401).type('text/html; charset=utf-8');
-      await reply.send(signInPage({ next: form.next, error: 'Wrong user or password.' }).value);
-      return;
-    }
-    this.props.throttle.succeeded(request.ip);
     const old = parseCookies(request.headers.cookie)[SESSION_COOKIE];
     if (old) this.props.sessions.delete(old);
     const session = this.props.sessions.create(form.user);
@@ -158,7 +160,36 @@ export class DashboardAuth {
     await reply.redirect(this.enabled ? '/login' : '/', 303);
   }
 
+  /**
+   * A password check behind the back-off: held for its delay (at most `maxDelayMs`), then
+   * checked, or turned away (429) when its address already has attempts queued that far ahead.
+   * The address is `request.ip`: the client's, from `X-Forwarded-For`, when the proxy is trusted.
+   */
+  async #check(
+    request: FastifyRequest,
+    credentials: DashboardCredentials,
+    user: string,
+    password: string,
+  ): Promise<'ok' | 'wrong' | { retryAfterSeconds: number }> {
+    const attempt = this.props.backoff.begin(request.ip, user);
+    if (attempt.refused) {
+      this.props.logger.warn({ ip: request.ip }, 'dashboard: sign-in attempt refused, too many failures');
+      return { retryAfterSeconds: attempt.retryAfterSeconds };
+    }
+    try {
+      if (attempt.waitMs > 0) await this.props.wait(attempt.waitMs);
+    } catch (error) {
+      attempt.end(false);
+      throw error;
+    }
+    const ok = credentialsMatch(credentials, user, password);
+    attempt.end(ok);
+    return ok ? 'ok' : 'wrong';
+  }
+
   #cookie(request: FastifyRequest, value: string, maxAgeSeconds: number): string {
+    // `protocol` is the browser's (X-Forwarded-Proto) when the TLS-terminating proxy is trusted:
+    // without trustProxy a cookie set behind one would travel over plain HTTP too.
     return sessionCookie(SESSION_COOKIE, value, { maxAgeSeconds, secure: request.protocol === 'https' });
   }
 
@@ -194,13 +225,8 @@ export async function refuse(
   }
 }
 
-/** A path of this dashboard to return to after signing in; anything else becomes `/`. */
-export function safeNext(raw: unknown): string {
-  if (typeof raw !== 'string' || !raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\'))
-    return '/';
-  if (raw.startsWith('/login') || raw.startsWith('/partials/') || raw.length > 500) return '/';
-  return raw;
-}
+const throttledMessage = (seconds: number) =>
+  `Too many failed sign-ins from this address: try again in ${seconds} s.`;
 
 function hostnameOf(host: string | undefined): string {
   if (!host) return '';

@@ -43,19 +43,29 @@ export function submittedToken(request: FastifyRequest): unknown {
  * A browser always sends `Origin` on a cross-site POST; when present (or `Referer`, when it is
  * not), it must be this very origin. Requests with neither come from non-browser clients, which
  * still need credentials and a token.
+ *
+ * "This origin" is the one the browser sees: `request.protocol` and `request.host`, which Fastify
+ * takes from `X-Forwarded-Proto` / `X-Forwarded-Host` only when the connecting peer is a trusted
+ * proxy (`dashboard.trustProxy`); otherwise they are the connection's and the `Host` header, and
+ * forged forwarded headers change nothing. Both sides are compared as parsed origins, so
+ * `https://x:443` and `https://x` are the same.
  */
 export function sameOrigin(request: FastifyRequest): boolean {
   const claimed = request.headers.origin || refererOrigin(request.headers.referer);
   if (claimed === undefined) return true;
-  const host = request.headers.host;
-  return host !== undefined && claimed === `${request.protocol}://${host}`;
+  const own = originOf(`${request.protocol}://${request.host}`);
+  return own !== undefined && own !== 'null' && originOf(claimed) === own;
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 function refererOrigin(referer: string | undefined): string | undefined {
   if (!referer) return undefined;
-  try {
-    return new URL(referer).origin;
-  } catch {
-    return 'invalid';
-  }
+  return originOf(referer) ?? 'invalid';
 }

@@ -51,6 +51,16 @@ export interface DashboardDeps {
    * with the dashboard's CSRF token. Default false: bull-board is read-only.
    */
   queueAdmin?: boolean;
+  /**
+   * `dashboard.trustProxy`: the reverse proxies whose `X-Forwarded-For`, `-Proto` and `-Host` are
+   * believed (addresses, CIDRs, `loopback`...), or `true` for any peer. Default false: ignored.
+   */
+  trustProxy?: boolean | readonly string[] | undefined;
+  /**
+   * How a sign-in attempt is held for the back-off's delay (default: a timer). Tests pass one that
+   * advances their `ManualClock`, so they need no sleep.
+   */
+  wait?: (ms: number) => Promise<void>;
   /** Lifetime of a sign-in (default 12 h). */
   sessionTtlMs?: number;
   /**

@@ -19,6 +19,8 @@ export async function dashboardWorkerConfig(props: {
   sandbox: TestSandbox;
   user: string;
   password: string;
+  /** More of the configuration file, appended as it is (e.g. a `dashboard:` section). */
+  yaml?: string;
 }): Promise<LoadedConfig> {
   const { dir, dropDir, schema, sandbox } = props;
   const migrated = await openStateDatabase({
@@ -37,7 +39,7 @@ export async function dashboardWorkerConfig(props: {
   const configFile = join(dir, 'receivables-sync.yaml');
   writeFileSync(
     configFile,
-    `sources:\n  - id: erp-csv\n    type: csv\n    dropDir: ${dropDir}\n    stableSeconds: 0\n`,
+    `sources:\n  - id: erp-csv\n    type: csv\n    dropDir: ${dropDir}\n    stableSeconds: 0\n${props.yaml ?? ''}`,
   );
   return loadConfig({
     file: configFile,

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { safeNext } from '../../../src/dashboard/auth.js';
 import { parseCookies, sessionCookie } from '../../../src/dashboard/cookies.js';
 import {
   credentialsMatch,
   isLoopbackHost,
   parseBasicAuthorization,
 } from '../../../src/dashboard/credentials.js';
+import { safeNext } from '../../../src/dashboard/next-path.js';
 import { countsOf } from '../../../src/dashboard/status.js';
 import { html, raw } from '../../../src/dashboard/views/html.js';
 
