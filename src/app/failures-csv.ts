@@ -3,7 +3,8 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import type { SourceConfig } from '../config/schema.js';
 import type { DateParts, RecordKind, Stream } from '../domain/records.js';
 import { STREAM_OF } from '../domain/records.js';
-import { CSV_COLUMNS, neutralizedCell, REPORT_COLUMNS } from '../sources/csv/columns.js';
+import { CONTRACT_COLUMNS } from '../records/columns.js';
+import { neutralizedCell, REPORT_COLUMNS } from '../sources/csv/columns.js';
 import { csvCell } from '../sources/csv/error-report.js';
 import type { StateDb } from '../state/database.js';
 import { type ExportableFailure, FailureQueries } from '../state/failure-queries.js';
@@ -57,7 +58,7 @@ export function failuresCsv(db: StateDb, source: SourceConfig, kind: RecordKind)
           withPaid = true;
           break;
         }
-    const columns = CSV_COLUMNS[stream].map((c) => c.name).filter((c) => c !== 'paidAmount' || withPaid);
+    const columns = CONTRACT_COLUMNS[stream].map((c) => c.name).filter((c) => c !== 'paidAmount' || withPaid);
     // errors.file: the failures of several drops share one download, and their line numbers are the files'.
     yield csvLine(['errors.file', ...REPORT_COLUMNS, ...columns]);
     for await (const page of pages())
@@ -97,7 +98,7 @@ function rowOf(
 
 /** A row as the source read it (header cell -> value), by contract column: `mapping` first, then the name. */
 function rawRow(raw: Record<string, string>, mapping: Readonly<Record<string, string>>, stream: Stream) {
-  const contract = new Map(CSV_COLUMNS[stream].map((c) => [c.name.toLowerCase(), c.name]));
+  const contract = new Map(CONTRACT_COLUMNS[stream].map((c) => [c.name.toLowerCase(), c.name]));
   const mapped = new Map(Object.entries(mapping).map(([from, to]) => [from.trim().toLowerCase(), to]));
   const row = new Map<string, string>();
   for (const [cell, value] of Object.entries(raw)) {

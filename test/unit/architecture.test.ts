@@ -13,11 +13,14 @@ import { describe, expect, it } from 'vitest';
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   domain: [],
   logging: [],
-  config: ['domain'],
+  // The record contract (columns, typed records, their checks), the same for every source.
+  records: ['domain'],
+  // The source settings are checked against the record contract's columns.
+  config: ['domain', 'records'],
   // Payloads are shaped as the API's request types.
   mapping: ['domain', 'api'],
   api: ['domain', 'config', 'logging'],
-  sources: ['domain', 'config', 'logging', 'mapping'],
+  sources: ['domain', 'config', 'logging', 'mapping', 'records'],
   state: ['domain', 'logging'],
   sync: ['domain', 'config', 'logging', 'mapping', 'sources'],
   // Reconciliation compares the service with the record map and repairs through the sync engine.
@@ -33,6 +36,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   sandbox: ['domain'],
   app: [
     'alerts',
+    'records',
     'domain',
     'config',
     'logging',
@@ -133,6 +137,26 @@ describe('the layering of src/', () => {
       .map((e) => `${e.file} imports ${e.spec}`);
     expect(refused).toEqual([]);
     for (const [from, to] of FORBIDDEN) expect(ALLOWED[from]).not.toContain(to);
+  });
+
+  it('when a source adapter imports, then never another adapter (they share the record contract in records/)', () => {
+    const adapterOf = (path: string): string | null => {
+      const parts = relative(SRC, path).split(/[\\/]/);
+      return parts[0] === 'sources' && parts.length > 2 ? parts[1]! : null;
+    };
+    const crossings: string[] = [];
+    let adapterImports = 0;
+    for (const file of sourceFiles(SRC)) {
+      const from = adapterOf(file);
+      if (from === null) continue;
+      for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+        const to = adapterOf(normalize(join(dirname(file), spec)));
+        if (to !== null) adapterImports++;
+        if (to !== null && to !== from) crossings.push(`${relative(SRC, file)} imports ${spec}`);
+      }
+    }
+    expect(adapterImports).toBeGreaterThan(20);
+    expect(crossings).toEqual([]);
   });
 
   it('when code reads the environment, then it is in config/ (the sandbox reads none either)', () => {

@@ -1,67 +1,11 @@
 import { closest, distance } from 'fastest-levenshtein';
-import type { RecordKind, Stream } from '../../domain/records.js';
+import type { Stream } from '../../domain/records.js';
+import { CONTRACT_COLUMNS } from '../../records/columns.js';
 import { CsvSourceError } from './errors.js';
 
-/**
- * The CSV contract's columns per kind of file, and how a file's header row is matched to them
- * (after the source's `mapping`: your header -> contract column).
- */
-export interface ColumnSpec {
-  name: string;
-  required: boolean;
-}
-
-const required = (name: string): ColumnSpec => ({ name, required: true });
-const optional = (name: string): ColumnSpec => ({ name, required: false });
-
-export const ADDRESS_COLUMNS = [
-  'billingAddress.street',
-  'billingAddress.city',
-  'billingAddress.postalCode',
-  'billingAddress.country',
-] as const;
-
-export const CSV_COLUMNS: Readonly<Record<Stream, readonly ColumnSpec[]>> = {
-  accounts: [
-    required('sourceId'),
-    required('fullName'),
-    required('currencyCode'),
-    ...ADDRESS_COLUMNS.map(optional),
-    optional('tags'),
-    optional('updatedAt'),
-  ],
-  invoices: [
-    required('sourceId'),
-    required('accountSourceId'),
-    required('number'),
-    required('issuedDate'),
-    required('dueDate'),
-    required('totalAmount'),
-    required('taxAmount'),
-    ...ADDRESS_COLUMNS.map(optional),
-    optional('file'),
-    optional('paidAmount'),
-    optional('updatedAt'),
-  ],
-  creditNotes: [
-    required('sourceId'),
-    required('accountSourceId'),
-    required('number'),
-    required('issuedDate'),
-    required('totalAmount'),
-    required('taxAmount'),
-    optional('file'),
-    optional('updatedAt'),
-  ],
-};
-
-export const KIND_OF_STREAM: Readonly<Record<Stream, RecordKind>> = {
-  accounts: 'account',
-  invoices: 'invoice',
-  creditNotes: 'creditNote',
-};
-
-const ALL_COLUMNS = new Set(Object.values(CSV_COLUMNS).flatMap((specs) => specs.map((spec) => spec.name)));
+const ALL_COLUMNS = new Set(
+  Object.values(CONTRACT_COLUMNS).flatMap((specs) => specs.map((spec) => spec.name)),
+);
 
 /**
  * Checks a source's `mapping` once, at start: every target must be a contract column (of any kind),
@@ -142,7 +86,7 @@ export function resolveHeader(
   options: HeaderOptions,
 ): HeaderResolution {
   const { mapping } = options;
-  const specs = CSV_COLUMNS[stream];
+  const specs = CONTRACT_COLUMNS[stream];
   const byLower = new Map(specs.map((spec) => [spec.name.toLowerCase(), spec.name]));
   const mappingLower = new Map(Object.entries(mapping).map(([from, to]) => [from.trim().toLowerCase(), to]));
   const trimmed = rawCells.map((cell) => cell.trim());
@@ -195,8 +139,8 @@ export function describeUnknown(stream: Stream, cell: string, absent: readonly s
   const near = nearMiss(cell, absent);
   if (near !== null) return `${base} (did you mean "${near}"?)`;
   const lower = cell.toLowerCase();
-  const elsewhere = (Object.keys(CSV_COLUMNS) as Stream[]).filter(
-    (other) => other !== stream && CSV_COLUMNS[other].some((spec) => spec.name.toLowerCase() === lower),
+  const elsewhere = (Object.keys(CONTRACT_COLUMNS) as Stream[]).filter(
+    (other) => other !== stream && CONTRACT_COLUMNS[other].some((spec) => spec.name.toLowerCase() === lower),
   );
   return elsewhere.length > 0 ? `${base} (a column of ${elsewhere.join(' and ')} files only)` : base;
 }

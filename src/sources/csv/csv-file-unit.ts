@@ -1,7 +1,10 @@
 import type { CsvSnapshotSettings } from '../../config/csv-source-schema.js';
 import type { RecordOrigin, RowProblem, SourceRecord, Stream } from '../../domain/records.js';
+import { KIND_OF_STREAM } from '../../records/columns.js';
+import { resolvePdf } from '../../records/pdf-file.js';
+import { RECORD_BUILDERS, type RowIssue } from '../../records/record-builders.js';
 import type { DownstreamFailure, SourceBatch, SourceUnit, UnitOutcome, UnitSnapshot } from '../source.js';
-import { dataFields, KIND_OF_STREAM, type ResolvedHeader } from './columns.js';
+import { dataFields, type ResolvedHeader } from './columns.js';
 import { CsvParseFailure, type CsvRow, readCsvRows } from './csv-rows.js';
 import { SPOOL_SUFFIXES } from './drop-folder.js';
 import { ProblemSpool, type ReportEntry, writeErrorReport } from './error-report.js';
@@ -14,8 +17,6 @@ import {
   rejectFile,
 } from './file-settlement.js';
 import { FirstSeenIndex } from './first-seen-index.js';
-import { resolvePdf } from './pdf-file.js';
-import { RECORD_BUILDERS, type RowIssue } from './record-builders.js';
 import { isBlank, RowFields } from './row-fields.js';
 
 export interface CsvFileUnitProps {

@@ -1,4 +1,4 @@
-import type { RowView } from './record-builders.js';
+import type { RowView } from '../../records/record-builders.js';
 
 /**
  * A CSV row's values by contract column, as the record builders read them (trimmed, '' when the

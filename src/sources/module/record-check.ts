@@ -1,12 +1,12 @@
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { RecordOrigin, RowProblem, SourceRecord, Stream } from '../../domain/records.js';
-import { KIND_OF_STREAM } from '../csv/columns.js';
-import { resolvePdf } from '../csv/pdf-file.js';
-import { RECORD_BUILDERS, type RowIssue } from '../csv/record-builders.js';
+import { KIND_OF_STREAM } from '../../records/columns.js';
+import { resolvePdf } from '../../records/pdf-file.js';
+import { RECORD_BUILDERS, type RowIssue } from '../../records/record-builders.js';
+import { minimalTombstone } from '../../records/tombstone.js';
+import { rowViewOf, textOf } from '../../records/typed-values.js';
 import type { SourceBatch } from '../source.js';
-import { minimalTombstone } from '../sql/row-records.js';
-import { rowViewOf, textOf } from '../sql/row-values.js';
 import { ModuleSourceError } from './errors.js';
 
 /**

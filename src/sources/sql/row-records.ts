@@ -1,9 +1,11 @@
 import type { AccountRecord, RecordOrigin, RowProblem, SourceRecord, Stream } from '../../domain/records.js';
-import { CSV_COLUMNS, KIND_OF_STREAM } from '../csv/columns.js';
-import { checkTimestamp } from '../csv/field-validators.js';
-import { resolvePdf } from '../csv/pdf-file.js';
-import { RECORD_BUILDERS, type RowIssue } from '../csv/record-builders.js';
-import { isoTimestamp, isTruthyFlag, rowViewOf, textOf } from './row-values.js';
+import { CONTRACT_COLUMNS, KIND_OF_STREAM } from '../../records/columns.js';
+import { checkTimestamp } from '../../records/field-validators.js';
+import { resolvePdf } from '../../records/pdf-file.js';
+import { RECORD_BUILDERS, type RowIssue } from '../../records/record-builders.js';
+import { minimalTombstone } from '../../records/tombstone.js';
+import { rowViewOf, textOf } from '../../records/typed-values.js';
+import { isoTimestamp, isTruthyFlag } from './row-values.js';
 import type { StreamSettings } from './sql-settings.js';
 
 /**
@@ -34,7 +36,7 @@ export function resolveColumns(
   const byLower = new Map(fields.map((f) => [f.toLowerCase(), f]));
   const missing: string[] = [];
   const contract = new Map<string, string>();
-  for (const spec of CSV_COLUMNS[stream]) {
+  for (const spec of CONTRACT_COLUMNS[stream]) {
     const field = fields.includes(spec.name) ? spec.name : byLower.get(spec.name.toLowerCase());
     if (field !== undefined) contract.set(spec.name, field);
     else if (spec.required) missing.push(`"${spec.name}"`);
@@ -147,21 +149,6 @@ export async function convertRow(
     .join('; ');
   if (column !== '') problem.column = column;
   return { type: 'rejected', problem };
-}
-
-/** The account tombstone of a row whose other columns may be empty or invalid: only the key counts. */
-export function minimalTombstone(sourceId: string, get: (column: string) => string): AccountRecord {
-  const updatedAt = get('updatedAt');
-  return {
-    kind: 'account',
-    sourceId,
-    fullName: get('fullName'),
-    currencyCode: get('currencyCode'),
-    billingAddress: { street: null, city: null, postalCode: null, country: null },
-    tags: [],
-    updatedAt: updatedAt !== '' && checkTimestamp(updatedAt).ok ? updatedAt : null,
-    deleted: true,
-  };
 }
 
 function withTag(record: AccountRecord, tag: string): AccountRecord {

@@ -1,13 +1,14 @@
 import type { Clock } from '../../domain/clock.js';
 import type { Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
+import { textOf } from '../../records/typed-values.js';
 import type { CursorStore } from '../ports.js';
 import type { SourceBatch, SourceUnit } from '../source.js';
 import { SqlSourceError } from './errors.js';
 import { type CursorKey, type PagePosition, pageQuery, probeQuery } from './keyset-query.js';
 import type { PgSession } from './pg-session.js';
 import { convertRow, resolveColumns, type StreamColumns } from './row-records.js';
-import { isTruthyFlag, textOf } from './row-values.js';
+import { isTruthyFlag } from './row-values.js';
 import type { StreamSettings } from './sql-settings.js';
 import { keysetState, storedKey } from './stream-cursor.js';
 

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolvePdf } from '../../../src/sources/csv/pdf-file.js';
+import { resolvePdf } from '../../../src/records/pdf-file.js';
 
 const PDF = '%PDF-1.4\n%minimal\n';
 let base: string;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { textOf } from '../../../src/records/typed-values.js';
 import { convertRow, resolveColumns, type StreamColumns } from '../../../src/sources/sql/row-records.js';
-import { isoTimestamp, textOf } from '../../../src/sources/sql/row-values.js';
+import { isoTimestamp } from '../../../src/sources/sql/row-values.js';
 import type { StreamSettings } from '../../../src/sources/sql/sql-settings.js';
 
 const settings = (extra: Partial<StreamSettings> = {}): StreamSettings => ({

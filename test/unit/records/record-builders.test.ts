@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RECORD_BUILDERS, type RowView } from '../../../src/sources/csv/record-builders.js';
+import { RECORD_BUILDERS, type RowView } from '../../../src/records/record-builders.js';
 
 const row = (values: Record<string, string>): RowView => ({ get: (column) => (values[column] ?? '').trim() });
 

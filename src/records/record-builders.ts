@@ -5,7 +5,7 @@ import type {
   InvoiceRecord,
   SourceRecord,
   Stream,
-} from '../../domain/records.js';
+} from '../domain/records.js';
 import { ADDRESS_COLUMNS } from './columns.js';
 import {
   type Checked,

@@ -1,5 +1,5 @@
-import { SCALE } from '../../domain/decimal.js';
-import type { DateParts } from '../../domain/records.js';
+import { SCALE } from '../domain/decimal.js';
+import type { DateParts } from '../domain/records.js';
 
 /**
  * Checks of single CSV values. Each returns the parsed value, or a reason a person can act on

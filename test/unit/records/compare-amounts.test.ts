@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseDecimal } from '../../../src/domain/decimal.js';
-import { compareAmounts, isPlainDecimal } from '../../../src/sources/csv/field-validators.js';
+import { compareAmounts, isPlainDecimal } from '../../../src/records/field-validators.js';
 
 const bigintOrder = (a: string, b: string): number => {
   const d = parseDecimal(a) - parseDecimal(b);

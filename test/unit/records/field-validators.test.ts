@@ -9,7 +9,7 @@ import {
   daysInMonth,
   isPlainDecimal,
   parseTags,
-} from '../../../src/sources/csv/field-validators.js';
+} from '../../../src/records/field-validators.js';
 
 const reasonOf = (result: { ok: boolean; reason?: string }): string | undefined =>
   result.ok ? undefined : result.reason;

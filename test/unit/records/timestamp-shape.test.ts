@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasTimestampShape } from '../../../src/sources/csv/field-validators.js';
+import { hasTimestampShape } from '../../../src/records/field-validators.js';
 
 /** The expression `hasTimestampShape` reads by hand, as the contract states it. */
 const TIMESTAMP_RE =
