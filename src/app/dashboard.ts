@@ -18,6 +18,7 @@ import { openTokenBudgets } from './dashboard-budgets.js';
 import { runDoctor } from './doctor.js';
 import { failuresCsv } from './failures-csv.js';
 import { openStateRuntime } from './runtime.js';
+import { dashboardProfileOf } from './source-profiles.js';
 
 export interface DashboardServerProps {
   loaded: LoadedConfig;
@@ -73,6 +74,7 @@ export async function startDashboardServer(props: DashboardServerProps): Promise
   const running = await startDashboard(
     {
       sources: config.sources,
+      describeSource: dashboardProfileOf,
       db: props.db,
       queues,
       credentials,

@@ -6,6 +6,7 @@ import { STREAM_OF } from '../domain/records.js';
 import { CONTRACT_COLUMNS } from '../records/columns.js';
 import { neutralizedCell, REPORT_COLUMNS } from '../sources/csv/columns.js';
 import { csvCell } from '../sources/csv/error-report.js';
+import { describeSource } from '../sources/describe-source.js';
 import type { StateDb } from '../state/database.js';
 import { type ExportableFailure, FailureQueries } from '../state/failure-queries.js';
 
@@ -39,8 +40,11 @@ export interface FailuresCsv {
 export function failuresCsv(db: StateDb, source: SourceConfig, kind: RecordKind): FailuresCsv {
   const stream = STREAM_OF[kind];
   const queries = new FailureQueries(db);
-  const mapping = source.type === 'csv' ? source.mapping : {};
-  const dropDirs = source.type === 'csv' ? dropDirsOf(source.dropDir) : [];
+  // A refused row is put back under the contract's columns through the source's header mapping, and
+  // a PDF path made relative to its drop folder (a source without files has neither).
+  const described = describeSource(source);
+  const mapping = described.columnMapping;
+  const dropDirs = described.dropDir === null ? [] : dropDirsOf(described.dropDir);
   const pages = async function* (): AsyncGenerator<ExportableFailure[]> {
     let after = '0';
     for (;;) {

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { openStateRuntime } from '../app/runtime.js';
+import { type StatusProfiles, statusProfiles } from '../app/source-profiles.js';
 import { apiConnections, connectionIdOf, connectionOf } from '../config/connections.js';
 import { CONFIG_FILE_NAME, type LoadedConfig, noSourceMessage } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
@@ -23,7 +24,7 @@ export interface SourceStatus {
   connection: string;
   /** The organization it syncs into as configured (its own, else its connection's); null: the one its token sees. */
   organizationId: string | null;
-  /** Streams with a cursor row, and the streams a SQL source is configured with. */
+  /** Streams with a cursor row, and the streams it is configured with (a SQL source's queries). */
   streams: Array<{ stream: string; cursor: CursorValue | null; updatedAt: Date | null }>;
   lastRun: Pick<RunRow, 'id' | 'trigger' | 'status' | 'counts' | 'error' | 'startedAt' | 'finishedAt'> | null;
   openFailures: number;
@@ -39,13 +40,15 @@ export interface StatusReaders {
 export async function collectStatus(
   readers: StatusReaders,
   sources: readonly SourceConfig[],
+  /** What each source's type shows (`statusProfiles`): the streams it is configured with. */
+  profileOf: StatusProfiles,
   /** The organization a connection names (`api.organizationId` of it), if any. */
   organizationOf: (connection: string) => string | null = () => null,
 ): Promise<SourceStatus[]> {
   const out: SourceStatus[] = [];
   for (const source of sources) {
     const cursors = await readers.cursors.list(source.id);
-    const configured = source.type === 'sql' ? Object.keys(source.streams ?? {}) : [];
+    const configured = profileOf(source.id).configuredStreams;
     const names = [...new Set([...configured, ...cursors.map((c) => c.stream)])].sort(byStreamOrder);
     const [run] = await readers.runs.recent(source.id, 1);
     const connection = connectionIdOf(source);
@@ -124,10 +127,15 @@ function noSourceReport(loaded: LoadedConfig): string {
 }
 
 /**
- * The human-readable report. `scope`: each source's connection and organization are shown (when
- * the configuration has several connections, or names an organization).
+ * The human-readable report. `profileOf`: what each source's type shows (`statusProfiles`).
+ * `scope`: each source's connection and organization are shown (when the configuration has
+ * several connections, or names an organization).
  */
-export function formatStatus(statuses: readonly SourceStatus[], scope = false): string {
+export function formatStatus(
+  statuses: readonly SourceStatus[],
+  profileOf: StatusProfiles,
+  scope = false,
+): string {
   const lines: string[] = [];
   for (const s of statuses) {
     lines.push(`${s.id} (${s.type}${s.schedule ? `, schedule "${s.schedule}"` : ''})`);
@@ -136,7 +144,7 @@ export function formatStatus(statuses: readonly SourceStatus[], scope = false): 
       lines.push(`  connection: ${s.connection}, organization: ${organization}`);
     }
     if (s.streams.length === 0) {
-      lines.push(`  cursors: ${s.type === 'csv' ? 'none (a drop folder keeps no cursor)' : 'none yet'}`);
+      lines.push(`  cursors: ${profileOf(s.id).noCursors}`);
     } else {
       lines.push('  cursors:');
       const width = Math.max(...s.streams.map((c) => c.stream.length));
@@ -191,6 +199,7 @@ export function statusCommand(): Command {
       const sources = loaded.config.sources.filter((s) => !flags.source || s.id === flags.source);
       if (flags.source && sources.length === 0)
         throw new CliError(`no source "${flags.source}" in the configuration`);
+      const profileOf = statusProfiles(sources);
       const runtime = await openStateRuntime(loaded);
       try {
         const statuses = await collectStatus(
@@ -200,11 +209,14 @@ export function statusCommand(): Command {
             openFailures: (id) => runtime.repos.failures.countOpen(id),
           },
           sources,
+          profileOf,
           (id) => connectionOf(loaded, id).api.organizationId ?? null,
         );
         const scope = apiConnections(loaded).size > 1 || statuses.some((s) => s.organizationId !== null);
         process.stdout.write(
-          flags.json ? `${JSON.stringify({ sources: statuses })}\n` : formatStatus(statuses, scope),
+          flags.json
+            ? `${JSON.stringify({ sources: statuses })}\n`
+            : formatStatus(statuses, profileOf, scope),
         );
       } finally {
         await runtime.close();

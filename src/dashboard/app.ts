@@ -26,6 +26,7 @@ import { registerPageRoutes } from './page-routes.js';
 import { lastReconciliations, registerReconciliationRoutes } from './reconciliation-routes.js';
 import { SessionStore } from './sessions.js';
 import { SignInBackoff } from './sign-in-backoff.js';
+import { sourceProfiles } from './source-profile.js';
 import { type QueueView, StatusReader } from './status.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './views/assets.js';
 import { refusalPage } from './views/sign-in-page.js';
@@ -58,6 +59,7 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
   const queries = new StatusQueries(deps.db);
   const paused = new PausedSources(deps.db);
   const reconciliationsRepo = new ReconciliationsRepository(deps.db);
+  const profileOf = sourceProfiles(deps.sources, deps.describeSource);
   const queues = deps.queues;
   const metrics =
     deps.metrics ??
@@ -181,12 +183,14 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
       hasQueues: queues !== undefined,
       refreshMs: deps.refreshMs ?? 2000,
       sourceIds: new Set(deps.sources.map((s) => s.id)),
+      profileOf,
       canTestConnection: deps.testConnection !== undefined,
     });
     registerActionRoutes(scope, { auth, sources: deps.sources, queues, paused, queries, logger });
     registerDetailRoutes(scope, {
       auth,
       sources: deps.sources,
+      profileOf,
       db: deps.db,
       queues,
       paused,

@@ -7,6 +7,7 @@ import type { SyncMetrics } from '../metrics/sync-metrics.js';
 import type { StateDb } from '../state/database.js';
 import type { DashboardConnection } from './connection-groups.js';
 import type { DashboardCredentials } from './credentials.js';
+import type { DescribeSource } from './source-profile.js';
 import type { TokenBudgetReader } from './token-budgets.js';
 
 /**
@@ -28,6 +29,11 @@ export interface ReadinessCheck {
 export interface DashboardDeps {
   /** The configured sources, in configuration order. */
   sources: readonly SourceConfig[];
+  /**
+   * What each source's type shows (its own settings, its drop files, its cursors when it has none),
+   * from `sources/` (`dashboardProfileOf` in app/). Without it a page shows each source's common keys only.
+   */
+  describeSource?: DescribeSource | undefined;
   /** The state DB: runs, failures, record map, drop files, cursors, `sources.paused`. */
   db: StateDb;
   /** Where actions are queued; without it the page is read-only (and there is no bull-board). */

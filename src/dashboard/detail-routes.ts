@@ -21,6 +21,7 @@ import { jobHrefOfRun } from './job-links.js';
 import { renderNotice } from './notices.js';
 import { reportFile } from './report-files.js';
 import { scheduleView } from './schedule-words.js';
+import type { SourceProfiles } from './source-profile.js';
 import { runView } from './status.js';
 import type { HtmlValue } from './views/html.js';
 import { layout } from './views/layout.js';
@@ -32,6 +33,8 @@ import { sourcePage } from './views/source-page.js';
 export interface DetailRoutesProps {
   auth: DashboardAuth;
   sources: readonly SourceConfig[];
+  /** What each source's type shows: its own settings, its drop files and their reports. */
+  profileOf: SourceProfiles;
   db: StateDb;
   queues: SyncQueues | undefined;
   paused: PausedSources;
@@ -81,6 +84,7 @@ export function registerDetailRoutes(app: FastifyInstance, props: DetailRoutesPr
     async (request, reply) => {
       const config = configOf(props.sources, request.params.sourceId);
       const id = config.id;
+      const profile = props.profileOf(id);
       const now = clock.now();
       const runsAt = pageParam(request.query.page);
       const failuresAt = pageParam(request.query.fpage);
@@ -97,7 +101,7 @@ export function registerDetailRoutes(app: FastifyInstance, props: DetailRoutesPr
           failures.openCountsByKind(id),
           failures.closedOfSource(id, 20),
           status.cursors(),
-          config.type === 'csv' ? details.dropFiles(id, 20) : Promise.resolve([]),
+          profile.dropDir === null ? Promise.resolve([]) : details.dropFiles(id, 20),
           reconciliations.latest(id),
         ]);
       const pause = pauses.get(id) ?? null;
@@ -113,6 +117,7 @@ export function registerDetailRoutes(app: FastifyInstance, props: DetailRoutesPr
         id,
         sourcePage({
           config,
+          profile,
           now,
           csrfToken: auth.csrfToken(request),
           canQueue: hasQueues && !paused,
@@ -247,7 +252,7 @@ export function registerDetailRoutes(app: FastifyInstance, props: DetailRoutesPr
     async (request, reply) => {
       const config = configOf(props.sources, request.params.sourceId);
       const file = await details.dropFile(config.id, request.params.fileId);
-      const report = await reportFile(config, file);
+      const report = await reportFile(props.profileOf(config.id).dropDir, file);
       return reply
         .type(report.contentType)
         .header('content-disposition', `attachment; filename="${report.fileName}"`)

@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import type { DashboardAuth } from './auth.js';
 import { connectionTestForm } from './connection-routes.js';
 import { renderNotice } from './notices.js';
+import type { SourceProfiles } from './source-profile.js';
 import type { StatusReader } from './status.js';
 import { html, type SafeHtml } from './views/html.js';
 import { banner, layout } from './views/layout.js';
@@ -15,6 +16,8 @@ export interface PageRoutesProps {
   hasQueues: boolean;
   refreshMs: number;
   sourceIds: ReadonlySet<string>;
+  /** What each source's type shows (its cursors when it has none). */
+  profileOf: SourceProfiles;
   /** Whether the page offers "Test connection" (see connection-routes.ts). */
   canTestConnection: boolean;
 }
@@ -28,6 +31,7 @@ export function registerPageRoutes(app: FastifyInstance, props: PageRoutesProps)
     actionsEnabled: props.hasQueues,
     now: props.clock.now(),
     refreshMs: props.refreshMs,
+    profileOf: props.profileOf,
   });
 
   app.get('/', async (request, reply) => {

@@ -1,7 +1,6 @@
 import type { ReadStream } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
 import { basename, isAbsolute, relative, resolve } from 'node:path';
-import type { SourceConfig } from '../config/schema.js';
 import type { DropFileView } from '../state/detail-queries.js';
 import { DashboardError } from './errors.js';
 
@@ -13,18 +12,22 @@ export interface ReportDownload {
 
 /**
  * A drop file's report (`<name>.errors.csv`, `<name>.reason.txt`) for download. Only a file under
- * the source's drop folder is served (its real path, symlinks resolved), whatever the ledger says.
+ * the source's drop folder (`dropDir` as configured; null: the source takes no files) is served,
+ * by its real path with symlinks resolved, whatever the ledger says.
  *
  * @throws DashboardError 404 `DASHBOARD_REPORT_MISSING` when the file has no report, or it is gone
  *   (an archive cleaned up, a dashboard on another machine than the drop folder).
  */
-export async function reportFile(config: SourceConfig, file: DropFileView | null): Promise<ReportDownload> {
+export async function reportFile(
+  configuredDropDir: string | null,
+  file: DropFileView | null,
+): Promise<ReportDownload> {
   const missing = (why: string) => new DashboardError('DASHBOARD_REPORT_MISSING', 404, why);
-  if (config.type !== 'csv' || !file?.reportPath) throw missing('this file has no report');
+  if (configuredDropDir === null || !file?.reportPath) throw missing('this file has no report');
   let real: string;
   let dropDir: string;
   try {
-    dropDir = await realpath(resolve(config.dropDir));
+    dropDir = await realpath(resolve(configuredDropDir));
     real = await realpath(resolve(dropDir, file.reportPath));
   } catch {
     throw missing(`the report of ${file.name} is no longer on this machine`);

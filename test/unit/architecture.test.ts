@@ -68,6 +68,19 @@ const FORBIDDEN: ReadonlyArray<[string, string]> = [
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../src');
 
+/** A file's code, its comments left out. */
+const codeOf = (file: string): string =>
+  readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
+
+/**
+ * A comparison of a source config's `type` with a source type (either side of `===`, `!==`, `==`,
+ * `!=`) or a `case` of one: only `sources/` (its description and factory) and `config/` branch on it.
+ */
+const SOURCE_TYPE_TEST =
+  /\btype\s*[!=]==?\s*['"](?:csv|sql|module)['"]|['"](?:csv|sql|module)['"]\s*[!=]==?\s*[\w.?]*\btype\b|\bcase\s+['"](?:csv|sql|module)['"]/;
+
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
@@ -163,12 +176,37 @@ describe('the layering of src/', () => {
     const readers = sourceFiles(SRC)
       .filter((file) => topFolder(file) !== 'config')
       .filter((file) => {
-        const code = readFileSync(file, 'utf8')
-          .replace(/\/\*[\s\S]*?\*\//g, '')
-          .replace(/^\s*\/\/.*$/gm, '');
+        const code = codeOf(file);
         return /\bprocess\s*\.\s*env\b|\bprocess\s*\[\s*['"]env['"]\s*\]/.test(code);
       })
       .map((file) => relative(SRC, file));
     expect(readers).toEqual([]);
+  });
+
+  it('when code outside sources/ and config/ needs something of a source type, then it asks the source description, never compares its `type`', () => {
+    const branching = (file: string): string[] =>
+      codeOf(file)
+        .split('\n')
+        .filter((line) => SOURCE_TYPE_TEST.test(line))
+        .map((line) => `${relative(SRC, file)}: ${line.trim()}`);
+    const owners = new Set(['sources', 'config']);
+    const inside = sourceFiles(SRC)
+      .filter((file) => owners.has(topFolder(file)))
+      .flatMap(branching);
+    // The check cannot pass empty: it finds where sources/ picks by type, and each form it refuses.
+    expect(inside.some((line) => line.startsWith('sources/describe-source.ts'))).toBe(true);
+    for (const line of [
+      "if (source.type === 'csv')",
+      'c.type !== "sql"',
+      "'module' == config.type",
+      "case 'csv':",
+    ])
+      expect(SOURCE_TYPE_TEST.test(line), line).toBe(true);
+    for (const line of ["reply.type('text/csv')", "if (event.type === 'unit')", "format === 'csv'"])
+      expect(SOURCE_TYPE_TEST.test(line), line).toBe(false);
+    const outside = sourceFiles(SRC)
+      .filter((file) => !owners.has(topFolder(file)))
+      .flatMap(branching);
+    expect(outside).toEqual([]);
   });
 });

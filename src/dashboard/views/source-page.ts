@@ -5,15 +5,19 @@ import type { FailureHistoryRow } from '../../state/failure-queries.js';
 import type { SourcePause } from '../../state/paused-sources.js';
 import type { CursorRecord } from '../../state/status-queries.js';
 import type { ScheduleView } from '../schedule-words.js';
+import type { SourceProfile } from '../source-profile.js';
 import type { RunView } from '../status.js';
 import { failureState, failureTable, recordHref } from './failure-list.js';
 import { badge, duration, KIND_LABEL, runBadge, utc, when } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { type PageOf, pager } from './pager.js';
 import { type ReconciliationCardProps, reconciliationCard } from './reconciliation-view.js';
+import { settingFacts } from './setting-facts.js';
 
 export interface SourcePageProps {
   config: SourceConfig;
+  /** What its type shows: its own settings, its drop files, its cursors when it has none. */
+  profile: SourceProfile;
   now: Date;
   csrfToken: string;
   /** Queue actions (retry) possible: queues in this process and the source not paused. */
@@ -95,35 +99,22 @@ ${p.reconcile ? reconciliationCard(p.reconcile) : ''}
         )}</tbody></table>`
   }
 </section>
-${p.config.type === 'csv' ? filesSection(p, base) : ''}`;
+${p.profile.dropDir === null ? '' : filesSection(p, base)}`;
 }
 
 function configFacts(p: SourcePageProps): SafeHtml {
   const c = p.config;
-  const kind =
-    c.type === 'csv'
-      ? html`<dt>Drop folder</dt><dd><code>${c.dropDir}</code> <span class="muted small">(files stable for ${c.stableSeconds} s; ${c.strictColumns ? 'unknown columns reject a file' : 'unknown columns are a warning'})</span></dd>
-${Object.keys(c.mapping).length > 0 ? html`<dt>Mapping</dt><dd>${Object.entries(c.mapping).map(([from, to]) => html`<code>${from}</code> → <code>${to}</code> `)}</dd>` : ''}`
-      : c.type === 'sql'
-        ? html`<dt>Database</dt><dd>from <code>$${c.urlEnv}</code></dd>
-<dt>Streams</dt><dd>${(['accounts', 'invoices', 'creditNotes'] as const)
-            .filter((s) => c.streams[s])
-            .map(
-              (s) =>
-                html`<details><summary><code>${s}</code> by <code>${c.streams[s]!.cursorColumns.join(', ')}</code></summary><pre>${c.streams[s]!.query}</pre></details>`,
-            )}<span class="muted small">${c.fullRefresh ? 'full refresh every pass' : `${c.lookbackSeconds} s look-back`} · pages of ${c.batchSize} rows</span></dd>`
-        : html`<dt>Module</dt><dd><code>${c.module}</code></dd>`;
   const schedule = p.schedule
     ? html`<span data-field="schedule-words">${p.schedule.words}</span> <code>${p.schedule.expression}</code><br><span class="muted">next run</span> <span data-field="next-run">${p.pause ? html`none while paused` : p.schedule.next ? html`<time datetime="${p.schedule.next.toISOString()}">${utc(p.schedule.next.toISOString())}</time> <span class="muted">(${untilNext(p.schedule.next, p.now)})</span>` : 'none'}</span>`
     : html`<span class="muted" data-field="schedule-words">no schedule: manual and file triggers only</span>`;
   return html`<dt>Type</dt><dd>${c.type}</dd>
-${kind}
+${settingFacts(p.profile.settings)}
 <dt>Connection id</dt><dd><code>${c.connectionId ?? c.id}</code>${c.connectionId ? '' : html` <span class="muted small">(the source id)</span>`}</dd>
 <dt>Schedule</dt><dd>${schedule}</dd>
 <dt>Synced records</dt><dd>${KINDS.map((k, i) => html`${i > 0 ? ' · ' : ''}<span data-field="records-${k}">${p.records[k]}</span> ${KIND_LABEL[k]}${p.records[k] === 1 ? '' : 's'}`)}</dd>
 <dt>Cursors</dt><dd>${
     p.cursors.length === 0
-      ? html`<span class="muted">${c.type === 'csv' ? 'none (files are tracked by checksum)' : 'none yet'}</span>`
+      ? html`<span class="muted">${p.profile.noCursors}</span>`
       : html`<table class="compact" id="cursors"><tbody>${p.cursors.map(
           (cur) =>
             html`<tr data-stream="${cur.stream}"><td><code>${cur.stream}</code></td><td><code>${JSON.stringify(cur.cursor)}</code></td><td class="muted">${when(cur.updatedAt.toISOString(), p.now)}</td></tr>`,

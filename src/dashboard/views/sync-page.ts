@@ -1,3 +1,4 @@
+import type { SourceProfiles } from '../source-profile.js';
 import type { DashboardStatus, FailureView, KindCounts, QueueView, RunView, SourceView } from '../status.js';
 import { groupedSources } from './connection-groups.js';
 import { badge, duration, KIND_LABEL, prettyJson, runBadge, utc, when } from './format.js';
@@ -11,6 +12,8 @@ export interface SyncPageProps {
   now: Date;
   /** Milliseconds between two refreshes of the status sections (0: no refresh). */
   refreshMs: number;
+  /** What each source's type shows (its cursors when it has none). */
+  profileOf: SourceProfiles;
 }
 
 /** The sections refreshed in place by the page's script (`GET /partials/status`). */
@@ -80,7 +83,7 @@ function sourceCard(source: SourceView, props: SyncPageProps): SafeHtml {
     <dt>Cursor</dt>
     <dd>${
       source.cursors.length === 0
-        ? html`<span class="muted">${source.type === 'csv' ? 'none (files are tracked by checksum)' : 'none yet'}</span>`
+        ? html`<span class="muted">${props.profileOf(source.id).noCursors}</span>`
         : source.cursors.map(
             (c) =>
               html`<details id="cursor-${source.id}-${c.stream}"><summary><code>${c.stream}</code> · ${when(c.updatedAt, props.now)}</summary><pre>${prettyJson(c.cursor)}</pre></details>`,

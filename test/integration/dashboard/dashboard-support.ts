@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import { dashboardProfileOf } from '../../../src/app/source-profiles.js';
 import { type SourceConfig, sourceSchema } from '../../../src/config/schema.js';
 import { buildDashboardApp } from '../../../src/dashboard/app.js';
 import type { DashboardDeps } from '../../../src/dashboard/deps.js';
@@ -86,6 +87,8 @@ export async function truncateState(state: StateDatabase): Promise<void> {
 export function testApp(state: StateDatabase, overrides: Partial<DashboardDeps> = {}): FastifyInstance {
   return buildDashboardApp({
     sources: SOURCES,
+    // As the composition root describes them, so each type's settings, files and cursors show.
+    describeSource: dashboardProfileOf,
     db: state.db,
     queues: new RecordingQueues(),
     credentials: CREDENTIALS,

@@ -1,0 +1,59 @@
+import type { Stream } from '../domain/records.js';
+
+/**
+ * What a configured source says of its type, so that no code outside `sources/` and `config/`
+ * branches on `type`: `status` and the dashboard ask it what to show, the failures export where its
+ * files live, `doctor` how to check it. One implementation per adapter folder
+ * (`csv/csv-description.ts`, `sql/sql-description.ts`, `module/module-description.ts`);
+ * `describeSource` (describe-source.ts) picks it by config, as `createSourceFactory` picks the adapter.
+ */
+export interface SourceDescription {
+  /**
+   * What a list of its cursors says when it has none: `status` on `receivables-sync status`,
+   * `page` on the dashboard. A source that keeps no cursor says why; the others say "none yet".
+   */
+  readonly noCursors: { readonly status: string; readonly page: string };
+  /** The streams it is configured with, listed before any of them has a cursor (a SQL source's queries). */
+  readonly configuredStreams: readonly Stream[];
+  /** Its drop folder as configured, whose files the ledger lists; null: it takes no files. */
+  readonly dropDir: string | null;
+  /** Header cell -> contract column of the rows it reads; empty when they carry the contract's names. */
+  readonly columnMapping: Readonly<Record<string, string>>;
+  /** Its own settings as the dashboard's source page lists them (the common keys are shown apart). */
+  readonly settings: readonly SettingFact[];
+  /** `doctor`'s check of it, writing nothing it keeps. An error it throws is a failed check, its message the detail. */
+  check(context: SourceCheckContext): Promise<SourceCheckResult>;
+}
+
+/** One setting shown to a person: its label and its value, in pieces a page can render. */
+export interface SettingFact {
+  label: string;
+  value: readonly SettingPiece[];
+}
+
+/**
+ * A piece of a setting's value: words, a literal (a path, a name), a side note, or a block folded
+ * under a summary (a query). Pieces carry their own spacing; they are shown one after the other.
+ */
+export type SettingPiece =
+  | { text: string }
+  | { code: string }
+  | { note: string }
+  | { fold: { summary: readonly SettingPiece[]; body: string } };
+
+/** What a source's `doctor` check reads besides its configuration. */
+export interface SourceCheckContext {
+  /** Where a SQL source reads its connection URL (`urlEnv`) and a module source its settings. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** The configuration file's folder: a module source's specifier is relative to it. */
+  baseDir: string;
+}
+
+/** How a source's check went, and why (with the fix when it failed); `doctor` names it after the source. */
+export interface SourceCheckResult {
+  status: 'ok' | 'fail';
+  detail: string;
+}
+
+export const checkOk = (detail: string): SourceCheckResult => ({ status: 'ok', detail });
+export const checkFailed = (detail: string): SourceCheckResult => ({ status: 'fail', detail });
