@@ -20,6 +20,12 @@ export interface JsonSummary {
    * less than its `stableSeconds` ago): per source, their names.
    */
   waiting?: Array<{ sourceId: string; files: string[]; stableSeconds: number }>;
+  /** Files that could not be read at all (their format, a required column missing): moved to rejected/. */
+  rejectedFiles: Array<{ sourceId: string; file: string; reason: string }>;
+  /** Files of a drop folder whose names match no kind (`files:`): left where they are. */
+  ignoredFiles: string[];
+  /** Rows that were no records and no failures (a report's totals and footers, rows of another kind). */
+  skippedRows: number;
 }
 
 export interface JsonSnapshot {
@@ -67,6 +73,9 @@ export function jsonSummary(
       ? [{ sourceId: s.sourceId, files: [...s.waiting.files], stableSeconds: s.waiting.stableSeconds }]
       : [],
   );
+  const rejectedFiles = summaries.flatMap((s) =>
+    s.abandoned.map((a) => ({ sourceId: s.sourceId, file: a.unit, reason: a.reason })),
+  );
   return {
     accounts: total('accounts'),
     invoices: total('invoices'),
@@ -76,6 +85,9 @@ export function jsonSummary(
     durationMs,
     ...(snapshots.length > 0 ? { snapshots } : {}),
     ...(waiting.length > 0 ? { waiting } : {}),
+    rejectedFiles,
+    ignoredFiles: summaries.flatMap((s) => s.ignored ?? []),
+    skippedRows: summaries.reduce((n, s) => n + (s.skippedRows ?? 0), 0),
   };
 }
 
@@ -101,6 +113,15 @@ export function textSummary(summaries: readonly SourceSummary[], json: JsonSumma
     `API requests ${json.apiRequests} (429 received: ${json.rateLimited}) in ${(json.durationMs / 1000).toFixed(1)} s`,
   );
   lines.push(...skippedFileLines(summaries));
+  if (json.skippedRows > 0)
+    lines.push(
+      `${json.skippedRows} ${json.skippedRows === 1 ? 'row' : 'rows'} skipped (totals, footers, or rows of another kind, as rows: says)`,
+    );
+  for (const s of summaries)
+    if ((s.ignored ?? []).length > 0)
+      lines.push(
+        `${s.sourceId}: left in the drop folder, their names match no kind (files:): ${(s.ignored ?? []).map(printable).join(', ')}`,
+      );
   for (const s of summaries) {
     if (!s.waiting) continue;
     const { files, stableSeconds } = s.waiting;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CSV_FORMAT_FIELDS } from './csv-format-schema.js';
 import { CSV_SOURCE_FIELDS } from './csv-source-schema.js';
 import { SQL_SOURCE_FIELDS } from './sql-source-schema.js';
 import { trustProxySchema } from './trust-proxy.js';
@@ -50,6 +51,8 @@ const csvSource = z.strictObject({
   connectionId: z.string().min(1).optional(),
   /** Per kind: `mode: incremental` (default) or `snapshot` (a file is the whole set; docs/snapshots.md). */
   ...CSV_SOURCE_FIELDS,
+  /** How the files are written and how their rows read: files, format(s), columns, rows. */
+  ...CSV_FORMAT_FIELDS,
   reconcile: reconcileSettings,
   ...TARGET_FIELDS,
 });

@@ -1,5 +1,6 @@
 import { SCALE } from '../domain/decimal.js';
 import type { DateParts } from '../domain/records.js';
+import { countryCodeOf } from './country-names.js';
 
 /**
  * Checks of single CSV values. Each returns the parsed value, or a reason a person can act on
@@ -79,25 +80,45 @@ export function isPlainDecimal(text: string): boolean {
   return i === n && i > fractionStart && i - fractionStart <= SCALE;
 }
 
-/** A decimal with a dot and at most 6 fraction digits: `1234.50`, `-3`. Never `12,50`, `1e3`. */
+/**
+ * A decimal with a dot and at most 6 fraction digits: `1234.50`, `-3`. Never `12,50`, `1e3`.
+ * Zeros past the 6th decimal are dropped (`1440.00000000`, a `DOUBLE(24,8)` or an 8-decimal
+ * export): the amount is the same; other digits there are refused for their precision.
+ */
 export function checkAmount(text: string): Checked<string> {
-  if (!isPlainDecimal(text)) return fail(`not an amount (a decimal with a dot, like 1234.50): "${text}"`);
-  return ok(text);
+  if (isPlainDecimal(text)) return ok(text);
+  if (/^[+-]?\d+\.\d+$/.test(text)) {
+    const [whole, fraction = ''] = text.split('.');
+    const kept = fraction.replace(/0+$/, '').padEnd(2, '0');
+    if (kept.length <= SCALE) return ok(`${whole}.${kept}`);
+    const decimals = text.length - text.indexOf('.') - 1;
+    return fail(
+      `has ${decimals} decimals, more than the ${SCALE} kept (and the digits past them are not zeros): "${text}"`,
+    );
+  }
+  return fail(`not an amount (a decimal with a dot, like 1234.50): "${text}"`);
 }
 
 const CURRENCY_RE = /^[A-Z]{3}$/;
 const COUNTRY_RE = /^[A-Z]{2}$/;
 
-/** ISO 4217: three uppercase letters. */
+/** ISO 4217: three letters, in any case (`eur` as Stripe writes it): given upper case. */
 export function checkCurrency(text: string): Checked<string> {
-  return CURRENCY_RE.test(text) ? ok(text) : fail(`not an ISO 4217 currency code (like EUR): "${text}"`);
+  if (CURRENCY_RE.test(text)) return ok(text);
+  const upper = text.toUpperCase();
+  return CURRENCY_RE.test(upper) ? ok(upper) : fail(`not an ISO 4217 currency code (like EUR): "${text}"`);
 }
 
-/** ISO 3166-1 alpha-2: two uppercase letters. */
+/**
+ * ISO 3166-1 alpha-2 in any case, or a country's name as exports write it (`Germany`,
+ * `Deutschland`, `United Kingdom`, `France`): given as its alpha-2 code (see `countryCodeOf`).
+ */
 export function checkCountry(text: string): Checked<string> {
-  return COUNTRY_RE.test(text)
-    ? ok(text)
-    : fail(`not an ISO 3166-1 alpha-2 country code (like FR): "${text}"`);
+  if (COUNTRY_RE.test(text)) return ok(text);
+  const code = countryCodeOf(text);
+  return code !== null
+    ? ok(code)
+    : fail(`not an ISO 3166-1 alpha-2 country code (like FR) nor a country's name: "${text}"`);
 }
 
 /** `count` digits from `from` (none of them past the end). */

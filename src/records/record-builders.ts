@@ -29,6 +29,11 @@ export interface RowView {
   get(column: string): string;
   /** Whether the row has the column at all (default: yes); an absent column is not an empty one. */
   has?(column: string): boolean;
+  /**
+   * Why the column's value could not be read in the source's own terms (`not a date in the form
+   * dd.MM.yyyy`), when the view rewrote values into the contract's form and this one failed.
+   */
+  explain?(column: string): string | undefined;
 }
 
 export interface RowIssue {
@@ -77,7 +82,7 @@ class RowChecker {
   private checked<T>(column: string, text: string, check: (text: string) => Checked<T>): T | null {
     const result = check(text);
     if (result.ok) return result.value;
-    this.issues.push({ column, reason: result.reason });
+    this.issues.push({ column, reason: this.row.explain?.(column) ?? result.reason });
     return null;
   }
 }

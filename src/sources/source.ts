@@ -21,6 +21,11 @@ export interface DownstreamFailure {
 export interface SourceUnit {
   /** Shown in progress and reports: the file name, `billing-db/invoices`, ... */
   name: string;
+  /**
+   * The kind the unit was taken as (a CSV file by its name, a SQL stream). Its records may be of
+   * other kinds too, in dependency order within each batch: a file of invoices may hold credit
+   * notes and name its accounts (the engine syncs a batch's accounts before its documents).
+   */
   stream: Stream;
   /**
    * The unit's records. The engine reads one batch ahead (it asks for the next one while handling
@@ -57,6 +62,11 @@ export interface SourceUnit {
   readonly duplicateOf?: { name: string; syncedAt: Date };
   /** What the user should know about the unit as a whole (a CSV header's unknown columns), if any. */
   readonly warnings?: readonly string[];
+  /**
+   * Rows the unit held that are no records and no failures (a report's totals and footers, rows of
+   * a kind the source does not sync): known once `batches()` is drained, counted in the summary.
+   */
+  readonly skippedRows?: number;
   /**
    * Set when the unit is the whole set of its stream (a CSV file in snapshot mode): once it was
    * read in full, the records of the stream synced before that it no longer holds are deleted in
@@ -126,6 +136,8 @@ export interface SourceNotices {
   refused: ReadonlyArray<{ unit: string; reason: string }>;
   /** What the user should know about a file (a link planted in the drop folder, gone around). */
   warnings: ReadonlyArray<{ unit: string; warning: string }>;
+  /** What the source saw and takes for nothing (drop files whose names match no kind): named. */
+  ignored?: readonly string[];
 }
 
 /** The keys of the records of a stream: the contract's `sourceId`. */

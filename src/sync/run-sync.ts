@@ -54,6 +54,10 @@ export interface SourceSummary {
   snapshots?: SnapshotOutcome[];
   /** What the source left for a later pass, not complete yet (a drop file still being written). */
   waiting?: { files: string[]; stableSeconds: number };
+  /** What the source saw and takes for nothing (drop files whose names match no kind). */
+  ignored?: string[];
+  /** Rows that were no records and no failures (report totals, rows of another kind). */
+  skippedRows?: number;
 }
 
 /**
@@ -105,6 +109,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
   const warnings: SourceSummary['warnings'] = [];
   const skipped: SourceSummary['skipped'] = [];
   const snapshots: SnapshotOutcome[] = [];
+  let skippedRows = 0;
   /** The run's counts, with the snapshot outcomes when there are any. */
   const runCounts = () => (snapshots.length > 0 ? { ...report.counts, snapshots } : report.counts);
   /** What the pass did so far: its summary at its end, or when a fault stopped it. */
@@ -124,6 +129,8 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
       skipped,
       ...(waiting ? { waiting } : {}),
       snapshots,
+      ignored: [...(notices?.ignored ?? [])],
+      skippedRows,
     };
   };
   try {
@@ -137,6 +144,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
       for (const warning of unit.warnings ?? []) warnings.push({ unit: unit.name, warning });
       if (unit.alreadySynced) report.alreadySynced(unit.stream, unit.alreadySynced);
       const read = await drainUnit(ctx, tags, unit);
+      skippedRows += unit.skippedRows ?? 0;
       if (read !== true) {
         abandoned.push({ unit: unit.name, reason: read });
         if (!dryRun) await unit.abandon(read);

@@ -72,6 +72,11 @@ export interface HeaderOptions {
   mapping: Readonly<Record<string, string>>;
   /** An unknown column makes the file unreadable instead of a warning. */
   strictColumns?: boolean;
+  /**
+   * Default true. False when `columns:` plans the kind (it checks the required columns itself, and
+   * an export's many other columns are no news): only the matches by name are wanted.
+   */
+  contractOnly?: boolean;
 }
 
 /**
@@ -113,6 +118,8 @@ export function resolveHeader(
     headerOf.set(column, cell);
     index.set(column, i);
   }
+  if (options.contractOnly === false)
+    return { ok: true, header: { index, cells, unknown, warnings: [], reportColumns } };
   const missing = specs.filter((spec) => spec.required && !index.has(spec.name)).map((spec) => spec.name);
   if (missing.length > 0) {
     const plural = missing.length > 1 ? 's' : '';

@@ -2,13 +2,14 @@ import type { CsvSnapshotSettings } from '../../config/csv-source-schema.js';
 import type { RecordOrigin, RowProblem, SourceRecord, Stream } from '../../domain/records.js';
 import { KIND_OF_STREAM } from '../../records/columns.js';
 import { resolvePdf } from '../../records/pdf-file.js';
-import { RECORD_BUILDERS, type RowIssue } from '../../records/record-builders.js';
+import { RECORD_BUILDERS, type RowIssue, type RowView } from '../../records/record-builders.js';
 import type { DownstreamFailure, SourceBatch, SourceUnit, UnitOutcome, UnitSnapshot } from '../source.js';
 import { dataFields, type ResolvedHeader } from './columns.js';
 import { CsvParseFailure, type CsvRow, readCsvRows } from './csv-rows.js';
 import { SPOOL_SUFFIXES } from './drop-folder.js';
 import { ProblemSpool, type ReportEntry, writeErrorReport } from './error-report.js';
 import { CsvSourceError } from './errors.js';
+import type { FileReading } from './file-readability.js';
 import {
   archiveDay,
   type ClaimedFile,
@@ -17,7 +18,9 @@ import {
   rejectFile,
 } from './file-settlement.js';
 import { FirstSeenIndex } from './first-seen-index.js';
+import { MojibakeWatch } from './mojibake.js';
 import { isBlank, RowFields } from './row-fields.js';
+import { RowShaper } from './row-shaper.js';
 
 export interface CsvFileUnitProps {
   ctx: DropContext;
@@ -32,9 +35,21 @@ export interface CsvFileUnitProps {
   snapshot?: CsvSnapshotSettings;
   /** What the user should know about the file besides its header's warnings. */
   notes?: readonly string[];
+  /** Its encoding, delimiter, header line and row shape (default: the contract's format). */
+  reading?: FileReading;
 }
 
 type State = 'new' | 'reading' | 'drained' | 'settled';
+
+/** A data row to check: its kind and values (a shaped file's row, or a contract row as it is). */
+interface RowToCheck {
+  kind: Stream;
+  view: RowView;
+  line: number;
+  fields: readonly string[];
+  /** Problems found over several rows (a grouped document's). */
+  issues?: RowIssue[];
+}
 
 interface CheckedRow {
   record: SourceRecord | null;
@@ -70,6 +85,10 @@ export class CsvFileUnit implements SourceUnit {
   readonly #positions: Readonly<Record<string, number>>;
   #state: State = 'new';
   #rows = 0;
+  /** Turns a shaped file's rows into records-to-be (kinds, groups, derived accounts, skips). */
+  readonly #shaper: RowShaper | null;
+  /** Values that look encoded twice (`CafÃ©`): the first one, and how many. */
+  readonly #mojibake = new MojibakeWatch();
   /** Why the file was not read to its end (a parse failure), or null. */
   #incomplete: string | null = null;
   readonly snapshot?: UnitSnapshot;
@@ -77,7 +96,14 @@ export class CsvFileUnit implements SourceUnit {
   /** What the file's header says that the user should know (unknown columns): in the summary and the report. */
   get warnings(): readonly string[] {
     const { header, notes } = this.#props;
-    return notes && notes.length > 0 ? [...header.warnings, ...notes] : header.warnings;
+    const mojibake = this.#mojibake.warning();
+    const more = [...(notes ?? []), ...(mojibake ? [mojibake] : [])];
+    return more.length > 0 ? [...header.warnings, ...more] : header.warnings;
+  }
+
+  /** Rows that made no record (skipped by `rows:` rules, or of a kind the file does not sync). */
+  get skippedRows(): number {
+    return this.#shaper?.skipped ?? 0;
   }
 
   /** True once the file was archived, rejected or released (or, in a dry run, the unit finished). */
@@ -92,6 +118,8 @@ export class CsvFileUnit implements SourceUnit {
     if (props.expectedRecords !== undefined) this.expectedRecords = props.expectedRecords;
     this.#firstLineOf = new FirstSeenIndex(props.expectedRecords);
     this.#positions = Object.fromEntries(props.header.index);
+    const shape = props.reading?.shape;
+    this.#shaper = shape ? new RowShaper(shape) : null;
     if (props.snapshot)
       this.snapshot = {
         ...props.snapshot,
@@ -113,9 +141,13 @@ export class CsvFileUnit implements SourceUnit {
     const { batchSize } = this.#props;
     let batch: SourceBatch = { records: [], rejected: [] };
     let header = true;
+    const reading = this.#props.reading;
+    const headerLine = reading?.headerLine ?? 1;
+    const options = reading ? { encoding: reading.encoding, delimiter: reading.delimiter } : {};
     try {
-      for await (const rows of readCsvRows(this.#props.file.path)) {
+      for await (const rows of readCsvRows(this.#props.file.path, options)) {
         for (const read of rows) {
+          if (read.line < headerLine) continue; // a report's title lines
           if (header) {
             header = false; // checked before the unit was handed out
             continue;
@@ -139,6 +171,11 @@ export class CsvFileUnit implements SourceUnit {
       const reason = `the file cannot be read from this line on, the rest of it was skipped: ${error.message}`;
       this.#incomplete = `line ${error.line} on could not be read`;
       await this.#refuse(batch, { line: error.line, column: '', sourceId: '', reason, fields: [] });
+    }
+    // The rows of the last grouped document make it now.
+    for (const shaped of this.#shaper?.flush() ?? []) {
+      const waiting = this.#takeRecord(shaped, batch);
+      if (waiting !== undefined) await waiting;
     }
     if (batch.records.length + batch.rejected.length > 0) yield batch;
     this.#state = 'drained';
@@ -262,6 +299,21 @@ export class CsvFileUnit implements SourceUnit {
 
   /** Takes a row into the batch; returns a promise only when it must wait (a PDF, a refusal to spool). */
   #take(row: CsvRow, batch: SourceBatch): Promise<void> | undefined {
+    this.#mojibake.check(row, this.#props.header.cells);
+    if (this.#shaper === null) {
+      const view = new RowFields(row.fields, this.#positions, this.#props.header.index);
+      return this.#takeRecord({ kind: this.stream, view, line: row.line, fields: row.fields }, batch);
+    }
+    const made = this.#shaper.take(row);
+    if (made.length === 0) return undefined;
+    if (made.length === 1) return this.#takeRecord(made[0]!, batch);
+    return made.reduce<Promise<void>>(
+      (done, shaped) => done.then(() => this.#takeRecord(shaped, batch)),
+      Promise.resolve(),
+    );
+  }
+
+  #takeRecord(row: RowToCheck, batch: SourceBatch): Promise<void> | undefined {
     const checked = this.#check(row);
     if (checked.pdfText === '') return this.#settle(row, batch, checked, null);
     return resolvePdf(this.#props.dropRealPath, checked.pdfText).then((pdf) => {
@@ -271,27 +323,35 @@ export class CsvFileUnit implements SourceUnit {
   }
 
   /** Everything that needs no file system: field count, values, duplicate sourceId. */
-  #check(row: CsvRow): CheckedRow {
-    const { header, file } = this.#props;
-    const view = new RowFields(row.fields, this.#positions, header.index);
-    const built = RECORD_BUILDERS[file.stream](view);
+  #check(row: RowToCheck): CheckedRow {
+    const { header } = this.#props;
+    const built = RECORD_BUILDERS[row.kind](row.view);
     // The builder's own array, made for this row: the issues found here join it.
     const issues: RowIssue[] = built.issues;
+    if (row.issues) issues.push(...row.issues);
     if (row.fields.length !== header.cells.length) {
       const reason = `the row has ${row.fields.length} fields but the header has ${header.cells.length}`;
       issues.unshift({ column: '', reason });
     }
-    const sourceId = view.get('sourceId');
-    const first = sourceId === '' ? undefined : this.#firstLineOf.firstSeen(sourceId, row.line);
+    const sourceId = row.view.get('sourceId');
+    // Keys are per kind: an invoice and a credit note (or an account) may share one.
+    const key = row.kind === this.stream ? sourceId : `${row.kind}\u0000${sourceId}`;
+    const first = sourceId === '' ? undefined : this.#firstLineOf.firstSeen(key, row.line);
     if (first !== undefined) {
-      issues.push({ column: 'sourceId', reason: `duplicate sourceId in this file (first on line ${first})` });
+      const together = this.#props.reading?.shape?.group
+        ? ': the rows of one document must follow each other (sort the export by it)'
+        : '';
+      issues.push({
+        column: 'sourceId',
+        reason: `duplicate sourceId in this file (first on line ${first})${together}`,
+      });
     }
-    const pdfText = file.stream === 'accounts' ? '' : view.get('file');
+    const pdfText = row.kind === 'accounts' ? '' : row.view.get('file');
     return { record: built.record, issues, sourceId, duplicate: first !== undefined, pdfText };
   }
 
   #settle(
-    row: CsvRow,
+    row: RowToCheck,
     batch: SourceBatch,
     checked: CheckedRow,
     pdfPath: string | null,
@@ -309,7 +369,8 @@ export class CsvFileUnit implements SourceUnit {
       column: issues.map((issue) => issue.column).join('; '),
       sourceId: checked.sourceId,
       reason: issues.length === 1 ? issues[0]!.reason : issues.map(describeIssue).join('; '),
-      fields: row.fields,
+      fields: [...row.fields],
+      kind: row.kind,
     };
     // The valid first row owns the sourceId: a duplicate is keyed by its line, not to shadow it.
     return this.#refuse(batch, entry, checked.duplicate);
@@ -318,12 +379,12 @@ export class CsvFileUnit implements SourceUnit {
   /** Refuses a row: into the batch for the engine, and into the spool for the report. */
   async #refuse(
     batch: SourceBatch,
-    entry: ReportEntry & { line: number; fields: string[] },
+    entry: ReportEntry & { line: number; fields: string[]; kind?: Stream },
     keyByLine = false,
   ): Promise<void> {
     const { file, header } = this.#props;
     const problem: RowProblem = {
-      kind: KIND_OF_STREAM[file.stream],
+      kind: KIND_OF_STREAM[entry.kind ?? file.stream],
       sourceKey: entry.sourceId !== '' && !keyByLine ? entry.sourceId : `${file.name}:${entry.line}`,
       file: file.name,
       line: entry.line,

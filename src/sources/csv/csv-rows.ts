@@ -2,6 +2,7 @@ import { finished } from 'node:stream/promises';
 import { type CsvError, type Options, Parser } from 'csv-parse';
 import { AppError } from '../../domain/errors.js';
 import { readFileChunks } from './file-chunks.js';
+import type { FileEncoding } from './file-format.js';
 
 /**
  * Streams a CSV file's records with csv-parse, one slice of a read chunk at a time, so memory stays
@@ -66,8 +67,11 @@ export const CSV_PARSE_OPTIONS = {
  * and without queueing the records in the stream only to read them back.
  */
 class RowParser extends Parser {
-  constructor(private readonly onRow: (fields: string[], lines: number, emptyLines: number) => void) {
-    super(CSV_PARSE_OPTIONS);
+  constructor(
+    private readonly onRow: (fields: string[], lines: number, emptyLines: number) => void,
+    delimiter: string,
+  ) {
+    super(delimiter === ',' ? CSV_PARSE_OPTIONS : { ...CSV_PARSE_OPTIONS, delimiter });
   }
 
   override push(chunk: unknown, encoding?: BufferEncoding): boolean {
@@ -82,10 +86,16 @@ class RowParser extends Parser {
  * `headerOnly` reads small chunks, for a caller that stops after the first record. Stop iterating
  * at any time: the file is closed.
  */
-export async function* readCsvRows(
-  path: string,
-  options: { headerOnly?: boolean } = {},
-): AsyncGenerator<CsvRow[]> {
+export interface ReadOptions {
+  /** Read small chunks, for a caller that stops after the first records. */
+  headerOnly?: boolean;
+  /** The file's encoding (default UTF-8): other encodings are decoded to text before parsing. */
+  encoding?: FileEncoding;
+  /** Default `,`. */
+  delimiter?: string;
+}
+
+export async function* readCsvRows(path: string, options: ReadOptions = {}): AsyncGenerator<CsvRow[]> {
   let pending: CsvRow[] = [];
   // Line numbers are kept here: csv-parse's `info.lines` counts a CRLF inside a quoted field twice,
   // so it only tells that a record spanned several lines; those are then counted in its fields.
@@ -100,7 +110,7 @@ export async function* readCsvRows(
     parserLines = lines;
     emptyLines = empty;
     pending.push({ fields, line });
-  });
+  }, options.delimiter ?? ',');
   // Errors are taken from write/finish below; this listener only keeps them from being "unhandled".
   parser.on('error', () => undefined);
   const failure = (error: unknown): CsvParseFailure => {
@@ -108,8 +118,18 @@ export async function* readCsvRows(
     const skipped = typeof csv.empty_lines === 'number' ? Math.max(0, csv.empty_lines - emptyLines) : 0;
     return new CsvParseFailure(nextLine + skipped, String(csv.code ?? 'CSV_UNKNOWN_ERROR'), csv.message);
   };
+  // UTF-8 goes to csv-parse as bytes (it decodes them, BOM included); any other encoding is decoded
+  // here, a character cut between two slices held back by the streaming decoder.
+  const decoder =
+    options.encoding === undefined || options.encoding === 'utf-8'
+      ? null
+      : new TextDecoder(options.encoding, { ignoreBOM: false });
   const write = (bytes: Buffer) =>
-    new Promise<unknown>((resolve) => parser.write(bytes, (err) => resolve(err ?? undefined)));
+    new Promise<unknown>((resolve) =>
+      parser.write(decoder ? decoder.decode(bytes, { stream: true }) : bytes, (err) =>
+        resolve(err ?? undefined),
+      ),
+    );
   // Two buffers read into in turn: csv-parse keeps a view of an unfinished record's bytes in the
   // previous chunk until the next one is written (then it copies them), and parses synchronously.
   const input = readFileChunks(path, {
@@ -127,6 +147,13 @@ export async function* readCsvRows(
         }
         if (error !== undefined) throw failure(error);
       }
+    }
+    const rest = decoder?.decode();
+    if (rest) {
+      const error = await new Promise<unknown>((resolve) =>
+        parser.write(rest, (err) => resolve(err ?? undefined)),
+      );
+      if (error !== undefined) throw failure(error);
     }
     parser.end();
     try {

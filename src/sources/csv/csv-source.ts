@@ -12,7 +12,7 @@ import { DropFolder, PROCESSING_DIR } from './drop-folder.js';
 import { DuplicateFileUnit } from './duplicate-file-unit.js';
 import { inspectFile } from './file-inspection.js';
 import { readability } from './file-readability.js';
-import { orderDropFiles, StabilityTracker } from './file-selection.js';
+import { fileKinds, ignoredDropFiles, orderDropFiles, StabilityTracker } from './file-selection.js';
 import { type ClaimedFile, type DropContext, type FileNotices, rejectFile } from './file-settlement.js';
 import { correctionsOnly, snapshotOf } from './snapshot-files.js';
 
@@ -53,6 +53,8 @@ export interface CsvPassSummary {
   refused: Array<{ unit: string; reason: string }>;
   /** What the pass met on the way: entries planted in the drop folder, gone around. */
   warnings: Array<{ unit: string; warning: string }>;
+  /** Files of the drop folder's root whose names match no kind (`files:`): left where they are. */
+  ignored: string[];
 }
 
 export interface CsvSource extends Source {
@@ -80,7 +82,8 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
   assertValidMapping(config.id, config.mapping);
   const batchSize = props.batchSize ?? 500;
   const dryRun = props.dryRun ?? false;
-  const folder = new DropFolder(resolve(config.dropDir), clock);
+  const kindOf = fileKinds(config.files);
+  const folder = new DropFolder(resolve(config.dropDir), clock, kindOf);
   // The caller binds the source id to its logger (one child per source, made where sources are built).
   const log = props.logger;
   const stability = new StabilityTracker(config.stableSeconds);
@@ -133,6 +136,7 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
       ctx,
       file,
       header: resolution.header,
+      reading: resolution.reading,
       dropRealPath,
       batchSize,
       expectedRecords,
@@ -186,7 +190,10 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     const dropRealPath = await realpath(folder.root);
     let current: CsvFileUnit | DuplicateFileUnit | null = null;
     let finished = false;
-    const ordered = orderDropFiles(names);
+    const ordered = orderDropFiles(names, kindOf);
+    summary.ignored = ignoredDropFiles(names, kindOf);
+    for (const name of summary.ignored)
+      log.debug({ file: name }, 'file matches no kind (files:), left in the drop folder');
     try {
       for (const [at, { name, stream }] of ordered.entries()) {
         if (signal?.aborted) break;
@@ -253,7 +260,11 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     type: 'csv',
     units,
     lastPass: () => summary,
-    notices: (): SourceNotices => ({ refused: summary.refused, warnings: summary.warnings }),
+    notices: (): SourceNotices => ({
+      refused: summary.refused,
+      warnings: summary.warnings,
+      ignored: summary.ignored,
+    }),
     waiting: () => ({ files: [...new Set(summary.waiting)], stableSeconds: config.stableSeconds }),
   };
 }
@@ -273,6 +284,7 @@ const emptySummary = (): CsvPassSummary => ({
   recovered: [],
   refused: [],
   warnings: [],
+  ignored: [],
 });
 
 /** Errors that say a file's name (its path) cannot be worked on, not that the file system is failing. */

@@ -2,6 +2,7 @@ import type { Dirent } from 'node:fs';
 import { type FileHandle, lstat, readdir, rename, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Clock } from '../../domain/clock.js';
+import type { Stream } from '../../domain/records.js';
 import { ClaimLeases } from './claim-lease.js';
 import { internalKey, numberedName, storedName } from './drop-names.js';
 import { CsvSourceError } from './errors.js';
@@ -30,6 +31,8 @@ const WORKING_DIRS = [PROCESSING_DIR, ARCHIVE_DIR, REJECTED_DIR] as const;
 
 /** The spools of a claimed file's report (see CsvFileUnit): `.processing/<key><suffix>`. */
 export const SPOOL_SUFFIXES = ['.problems.ndjson', '.failed.ndjson'] as const;
+/** The names the source gives its own files in `.processing/`. */
+const INTERNAL_SUFFIXES = [...SPOOL_SUFFIXES, '.lease', '.tmp'] as const;
 
 export interface RootFileStamp extends FileStamp {
   ino: number;
@@ -64,11 +67,16 @@ const errnoOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoEx
 export class DropFolder {
   readonly #leases: ClaimLeases;
 
+  readonly #kindOf: (name: string) => Stream | null;
+
+  /** @param kindOf the kind of a file by its name (the source's `files:` patterns). */
   constructor(
     readonly root: string,
     clock: Clock,
+    kindOf: (name: string) => Stream | null = streamOfFileName,
   ) {
     this.#leases = new ClaimLeases(join(root, PROCESSING_DIR), clock);
+    this.#kindOf = kindOf;
   }
 
   processingPath(name: string): string {
@@ -193,7 +201,10 @@ export class DropFolder {
       if (errnoOf(error) === 'ENOENT') return [];
       throw error;
     }
-    const claimed = entries.filter((entry) => streamOfFileName(entry.name) !== null);
+    // A pattern like `Kunden*` also matches the source's own files beside a claim: not claims.
+    const claimed = entries.filter(
+      (entry) => this.#kindOf(entry.name) !== null && !INTERNAL_SUFFIXES.some((s) => entry.name.endsWith(s)),
+    );
     const keys = new Set(claimed.map((entry) => internalKey(entry.name)));
     for (const { name: lease } of entries.filter((entry) => entry.name.endsWith('.lease'))) {
       // A lease whose file is gone: its holder died between moving the file out and letting go.

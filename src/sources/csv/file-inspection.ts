@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFileChunks } from './file-chunks.js';
+import { bomEncoding, type FileEncoding } from './file-format.js';
 
 /**
  * One streaming read of a claimed file before any row is used: its sha256 (to recognise the same
@@ -16,6 +17,8 @@ export interface FileInspection {
   lines: number;
   /** Where the first byte that is not UTF-8 sits, or null when the file is valid UTF-8. */
   invalidUtf8: { offset: number; line: number } | null;
+  /** The encoding the file's byte order mark says, or null without one. */
+  bom: FileEncoding | null;
 }
 
 /** Bytes read at a time (into one reused buffer, see `readFileChunks`). */
@@ -28,7 +31,9 @@ export async function inspectFile(path: string): Promise<FileInspection> {
   let invalidOffset: number | null = null;
   let lines = 0;
   let last = 10;
+  let bom: FileEncoding | null = null;
   for await (const chunk of readFileChunks(path, { chunkSize: CHUNK })) {
+    if (size === 0) bom = bomEncoding(chunk);
     // `chunk` is reused by the next read: the hash copies it, `carry` below is a copy.
     hash.update(chunk);
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
@@ -48,6 +53,7 @@ export async function inspectFile(path: string): Promise<FileInspection> {
     checksum: hash.digest('hex'),
     size,
     lines: last === 10 ? lines : lines + 1,
+    bom,
     invalidUtf8:
       invalidOffset === null ? null : { offset: invalidOffset, line: await lineAt(path, invalidOffset) },
   };

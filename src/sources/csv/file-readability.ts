@@ -1,56 +1,128 @@
 import type { Stream } from '../../domain/records.js';
-import { type HeaderOptions, type HeaderResolution, resolveHeader } from './columns.js';
+import { printable } from '../../logging/printable-text.js';
+import { type HeaderOptions, type ResolvedHeader, resolveHeader } from './columns.js';
 import { CsvParseFailure, readCsvRows } from './csv-rows.js';
 import type { DropFolder } from './drop-folder.js';
+import { readFileChunks } from './file-chunks.js';
+import {
+  type Delimiter,
+  detectDelimiter,
+  type FileEncoding,
+  type FormatConfig,
+  kindFormat,
+  oneCellHint,
+  settleEncoding,
+} from './file-format.js';
 import type { FileInspection } from './file-inspection.js';
+import { compileShape, hasShape, type RowShape, type ShapeSettings } from './row-shape.js';
 
 /** What `readability` needs of the source. */
 export interface ReadabilityScope {
   folder: DropFolder;
   /** A dry run reads the file in place: it spools nothing, so nothing is checked in `.processing/`. */
   dryRun: boolean;
-  config: HeaderOptions;
+  config: HeaderOptions & FormatConfig & ShapeSettings;
 }
+
+/** How a claimed file is read, settled before any row is used. */
+export interface FileReading {
+  encoding: FileEncoding;
+  delimiter: Delimiter;
+  /** The header's line: the lines above it are not the file's data (a report's title). */
+  headerLine: number;
+  /** Set when `columns:` or `rows:` say how the file's rows read. */
+  shape: RowShape | null;
+}
+
+export type Readability =
+  | { ok: true; header: ResolvedHeader; reading: FileReading }
+  | { ok: false; reason: string };
 
 /**
  * Whether a claimed file can be read, before any row is used: nothing planted where its report is
- * spooled, UTF-8, a header that fits its kind. Not readable: the reason, for `rejected/`.
+ * spooled, its encoding (its BOM's, the configured one, or UTF-8 / Windows-1252 for `auto`), its
+ * delimiter, a header that fits its kind. Not readable: the reason, for `rejected/`.
  */
 export async function readability(
   scope: ReadabilityScope,
   file: { name: string; path: string; stream: Stream },
   inspection: FileInspection,
-): Promise<HeaderResolution> {
+): Promise<Readability> {
   const planted = scope.dryRun ? [] : await scope.folder.clearSpools(file.name);
   if (planted.length > 0) return { ok: false, reason: plantedSpoolReason(planted) };
-  if (inspection.invalidUtf8) {
+  const { config } = scope;
+  const format = kindFormat(config, file.stream);
+  const encoding = settleEncoding(format.encoding, inspection.bom, inspection.invalidUtf8 === null);
+  if (encoding === 'utf-8' && inspection.invalidUtf8) {
     const { offset, line } = inspection.invalidUtf8;
     return {
       ok: false,
-      reason: `not valid UTF-8: the first invalid byte is at offset ${offset} (line ${line}); save the file as UTF-8`,
+      reason: `not valid UTF-8: the first invalid byte is at offset ${offset} (line ${line}); save the file as UTF-8, or set format.encoding (windows-1252, iso-8859-1, or auto)`,
     };
   }
-  const { mapping, strictColumns } = scope.config;
-  return readHeader(file.path, file.stream, { mapping, strictColumns });
+  const delimiter =
+    format.delimiter === 'auto'
+      ? detectDelimiter(await physicalLine(file.path, encoding, format.headerLine))
+      : format.delimiter;
+  const read = await readHeader(file.path, { encoding, delimiter, headerLine: format.headerLine });
+  if (!read.ok) return read;
+  const reading: FileReading = { encoding, delimiter, headerLine: format.headerLine, shape: null };
+  const shaped = hasShape(config, file.stream);
+  const mappingOf = (kind: Stream) => (config.columns?.[kind] ? {} : config.mapping);
+  const classic = resolveHeader(file.stream, read.cells, {
+    mapping: mappingOf(file.stream),
+    ...(config.strictColumns !== undefined ? { strictColumns: config.strictColumns } : {}),
+    contractOnly: !shaped,
+  });
+  if (!classic.ok) return { ok: false, reason: withDelimiterHint(classic.reason, read.cells, delimiter) };
+  if (!shaped) return { ok: true, header: classic.header, reading };
+  const found = (kind: Stream): ReadonlyMap<string, number> => {
+    if (kind === file.stream) return classic.header.index;
+    const other = resolveHeader(kind, read.cells, { mapping: mappingOf(kind), contractOnly: false });
+    return other.ok ? other.header.index : new Map();
+  };
+  const shape = compileShape(file.stream, classic.header.cells, config, format, found);
+  if (!shape.ok) return { ok: false, reason: withDelimiterHint(shape.reason, read.cells, delimiter) };
+  return { ok: true, header: classic.header, reading: { ...reading, shape: shape.shape } };
+}
+
+/** A header read as one cell that holds another delimiter: the reason says which to set. */
+function withDelimiterHint(reason: string, cells: readonly string[], delimiter: string): string {
+  const hint = oneCellHint(cells, delimiter);
+  return hint === null ? reason : `${reason}; ${hint}`;
 }
 
 /** Why a file is rejected when entries someone planted sit where its report is spooled. */
 const plantedSpoolReason = (planted: readonly string[]): string =>
-  `${planted.join(', ')} stands where the source spools this file's report, and the source never ` +
+  `${planted.map(printable).join(', ')} stands where the source spools this file's report, and the source never ` +
   'makes such an entry: someone who can write the drop folder put it there to have it written ' +
   'through. The file was not read; remove the entry, check who can write the drop folder, and drop ' +
   'the file again';
 
-/** Reads and matches the header row alone; the unit reads the file again from the start. */
-async function readHeader(path: string, stream: Stream, options: HeaderOptions): Promise<HeaderResolution> {
+/** Reads the header row (the first record on or after `headerLine`); the unit reads the file again from the start. */
+async function readHeader(
+  path: string,
+  options: { encoding: FileEncoding; delimiter: Delimiter; headerLine: number },
+): Promise<{ ok: true; cells: string[] } | { ok: false; reason: string }> {
   try {
-    for await (const rows of readCsvRows(path, { headerOnly: true })) {
-      const first = rows[0];
-      if (first !== undefined) return resolveHeader(stream, first.fields, options);
+    for await (const rows of readCsvRows(path, { headerOnly: true, ...options })) {
+      const first = rows.find((row) => row.line >= options.headerLine);
+      if (first !== undefined) return { ok: true, cells: first.fields };
     }
   } catch (error) {
     if (!(error instanceof CsvParseFailure)) throw error;
     return { ok: false, reason: `the header row cannot be read: ${error.message}` };
   }
-  return { ok: false, reason: 'the file is empty: a header row is required' };
+  return options.headerLine > 1
+    ? { ok: false, reason: `no header on line ${options.headerLine} or after it (format.headerLine)` }
+    : { ok: false, reason: 'the file is empty: a header row is required' };
+}
+
+/** The text of the file's physical line `line` (its first 64 KiB are enough for a header). */
+async function physicalLine(path: string, encoding: FileEncoding, line: number): Promise<string> {
+  for await (const chunk of readFileChunks(path, { chunkSize: 1 << 16 })) {
+    const text = new TextDecoder(encoding).decode(chunk);
+    return text.split(/\r\n|\n|\r/)[line - 1] ?? '';
+  }
+  return '';
 }

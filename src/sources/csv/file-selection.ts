@@ -1,3 +1,4 @@
+import picomatch from 'picomatch';
 import { STREAM_ORDER, type Stream } from '../../domain/records.js';
 
 /**
@@ -5,11 +6,15 @@ import { STREAM_ORDER, type Stream } from '../../domain/records.js';
  * Pure functions over names, sizes and times, so they are tested with a fake clock.
  */
 
-const PREFIXES: ReadonlyArray<readonly [string, Stream]> = [
-  ['accounts', 'accounts'],
-  ['invoices', 'invoices'],
-  ['credit-notes', 'creditNotes'],
-];
+/** Which files hold which kind: glob patterns per kind (`files:`), matched case-insensitively. */
+export type FilePatterns = Partial<Record<Stream, readonly string[] | undefined>>;
+
+/** The contract's names, for each kind `files:` does not set. */
+export const DEFAULT_FILE_PATTERNS: Readonly<Record<Stream, readonly string[]>> = {
+  accounts: ['accounts*.csv'],
+  invoices: ['invoices*.csv'],
+  creditNotes: ['credit-notes*.csv'],
+};
 
 /** Names never taken: hidden files and the usual "still being written" conventions. */
 export function isIgnoredName(name: string): boolean {
@@ -17,16 +22,24 @@ export function isIgnoredName(name: string): boolean {
   return name.startsWith('.') || lower.endsWith('.tmp') || lower.endsWith('.part');
 }
 
-/** The stream of a file by its name (`accounts*.csv`, `invoices*.csv`, `credit-notes*.csv`, any case). */
-export function streamOfFileName(name: string): Stream | null {
-  if (isIgnoredName(name)) return null;
-  const lower = name.toLowerCase();
-  if (!lower.endsWith('.csv')) return null;
-  for (const [prefix, stream] of PREFIXES) {
-    if (lower.startsWith(prefix)) return stream;
-  }
-  return null;
+/**
+ * The kind of a file by its name: the first kind (accounts, invoices, credit notes) one of whose
+ * patterns it matches; null for a name never taken or matching none.
+ */
+export function fileKinds(patterns: FilePatterns = {}): (name: string) => Stream | null {
+  const matchers = STREAM_ORDER.map((stream) => {
+    const globs = patterns[stream] ?? DEFAULT_FILE_PATTERNS[stream];
+    return [stream, picomatch([...globs], { nocase: true, dot: false })] as const;
+  });
+  return (name) => {
+    if (isIgnoredName(name)) return null;
+    for (const [stream, matches] of matchers) if (matches(name)) return stream;
+    return null;
+  };
 }
+
+/** The stream of a file by its contract name (`accounts*.csv`, `invoices*.csv`, `credit-notes*.csv`, any case). */
+export const streamOfFileName: (name: string) => Stream | null = fileKinds();
 
 export interface DropFileName {
   name: string;
@@ -37,10 +50,13 @@ export interface DropFileName {
  * Keeps the files a pass takes and orders them: accounts, invoices, credit notes; within a kind by
  * name, ignoring case as the pick does (`invoices-01.csv` before `INVOICES-02.csv`).
  */
-export function orderDropFiles(names: Iterable<string>): DropFileName[] {
+export function orderDropFiles(
+  names: Iterable<string>,
+  kindOf: (name: string) => Stream | null = streamOfFileName,
+): DropFileName[] {
   const files: DropFileName[] = [];
   for (const name of names) {
-    const stream = streamOfFileName(name);
+    const stream = kindOf(name);
     if (stream !== null) files.push({ name, stream });
   }
   const rank = (stream: Stream): number => STREAM_ORDER.indexOf(stream);
@@ -51,6 +67,18 @@ export function orderDropFiles(names: Iterable<string>): DropFileName[] {
       byCodeUnits(a.name.toLowerCase(), b.name.toLowerCase()) ||
       byCodeUnits(a.name, b.name),
   );
+}
+
+/**
+ * The files of the drop folder's root no kind takes (their names match no pattern of `files:`),
+ * other than those never taken by convention (hidden, `.tmp`, `.part`): named to the user, so a
+ * `Kunden.csv` waiting for a pattern is never silently left.
+ */
+export function ignoredDropFiles(
+  names: Iterable<string>,
+  kindOf: (name: string) => Stream | null = streamOfFileName,
+): string[] {
+  return [...names].filter((name) => !isIgnoredName(name) && kindOf(name) === null).sort();
 }
 
 export interface FileStamp {

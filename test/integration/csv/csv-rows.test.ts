@@ -103,6 +103,7 @@ describe('inspectFile', () => {
       size: Buffer.byteLength('a,b\nété,€\n'),
       lines: 2,
       invalidUtf8: null,
+      bom: null,
     });
   });
 

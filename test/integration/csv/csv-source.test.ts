@@ -411,7 +411,7 @@ describe('files that cannot be read', () => {
     expect(await pass(source())).toEqual([]);
     const reason = await readFile(join(dir, 'rejected', 'accounts.csv.reason.txt'), 'utf8');
     expect(reason.split('\n')[0]).toBe(
-      'not valid UTF-8: the first invalid byte is at offset 36 (line 2); save the file as UTF-8',
+      'not valid UTF-8: the first invalid byte is at offset 36 (line 2); save the file as UTF-8, or set format.encoding (windows-1252, iso-8859-1, or auto)',
     );
   });
 

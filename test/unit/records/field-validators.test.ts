@@ -62,24 +62,26 @@ describe('checkAmount', () => {
     }
   });
 
-  it('when the amount uses a comma, an exponent, letters or too many decimals, then it is refused', () => {
-    for (const text of [
-      '12,50',
-      '1e3',
-      'abc',
-      '.5',
-      '5.',
-      '1 000',
-      '1.1234567',
-      '--1',
-      '12.5€',
-      'NaN',
-      'Infinity',
-    ]) {
+  it('when the amount uses a comma, an exponent or letters, then it is refused as not an amount', () => {
+    for (const text of ['12,50', '1e3', 'abc', '.5', '5.', '1 000', '--1', '12.5€', 'NaN', 'Infinity']) {
       expect(reasonOf(checkAmount(text)), text).toBe(
         `not an amount (a decimal with a dot, like 1234.50): "${text}"`,
       );
     }
+  });
+
+  it('when an amount has zeros past the 6th decimal, then they are dropped and the amount is kept', () => {
+    expect(checkAmount('1440.00000000')).toEqual({ ok: true, value: '1440.00' });
+    expect(checkAmount('1440.1234560')).toEqual({ ok: true, value: '1440.123456' });
+  });
+
+  it('when an amount has digits past the 6th decimal, then the reason is its precision, not its form', () => {
+    expect(reasonOf(checkAmount('1440.123456789'))).toBe(
+      'has 9 decimals, more than the 6 kept (and the digits past them are not zeros): "1440.123456789"',
+    );
+    expect(reasonOf(checkAmount('1.1234567'))).toBe(
+      'has 7 decimals, more than the 6 kept (and the digits past them are not zeros): "1.1234567"',
+    );
   });
 
   it('when compared with the domain isDecimal, then isPlainDecimal agrees on every sample', () => {
@@ -105,18 +107,29 @@ describe('checkAmount', () => {
 });
 
 describe('currency and country codes', () => {
-  it('when the currency is three uppercase letters, then it passes; otherwise the reason names ISO 4217', () => {
-    expect(checkCurrency('EUR').ok).toBe(true);
-    for (const text of ['eur', 'EURO', 'E1R', 'EU', '€']) {
+  it('when the currency is three letters in any case, then it passes upper case', () => {
+    expect(checkCurrency('EUR')).toEqual({ ok: true, value: 'EUR' });
+    expect(checkCurrency('eur')).toEqual({ ok: true, value: 'EUR' });
+    expect(checkCurrency('Usd')).toEqual({ ok: true, value: 'USD' });
+  });
+
+  it('when the currency is not three letters, then the reason names ISO 4217', () => {
+    for (const text of ['EURO', 'E1R', 'EU', '€', 'euro']) {
       expect(reasonOf(checkCurrency(text)), text).toBe(`not an ISO 4217 currency code (like EUR): "${text}"`);
     }
   });
 
-  it('when the country is two uppercase letters, then it passes; otherwise the reason names ISO 3166', () => {
-    expect(checkCountry('FR').ok).toBe(true);
-    for (const text of ['fr', 'FRA', 'F', '12']) {
+  it('when the country is a code in any case or a country name, then it passes as its alpha-2 code', () => {
+    expect(checkCountry('FR')).toEqual({ ok: true, value: 'FR' });
+    expect(checkCountry('fr')).toEqual({ ok: true, value: 'FR' });
+    expect(checkCountry('Germany')).toEqual({ ok: true, value: 'DE' });
+    expect(checkCountry('Royaume-Uni')).toEqual({ ok: true, value: 'GB' });
+  });
+
+  it('when the country is neither a code nor a name, then the reason names ISO 3166 and names', () => {
+    for (const text of ['Atlantis', 'F', '12', 'Europe']) {
       expect(reasonOf(checkCountry(text)), text).toBe(
-        `not an ISO 3166-1 alpha-2 country code (like FR): "${text}"`,
+        `not an ISO 3166-1 alpha-2 country code (like FR) nor a country's name: "${text}"`,
       );
     }
   });

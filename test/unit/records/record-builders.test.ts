@@ -46,7 +46,7 @@ describe('account rows', () => {
 
   it('when several values are wrong, then every problem of the row is reported with its column', () => {
     const built = RECORD_BUILDERS.accounts(
-      row({ sourceId: 'ACC-1', fullName: '', currencyCode: 'euro', 'billingAddress.country': 'France' }),
+      row({ sourceId: 'ACC-1', fullName: '', currencyCode: 'euro', 'billingAddress.country': 'Atlantis' }),
     );
     expect(built.record).toBeNull();
     expect(built.issues).toEqual([
@@ -54,7 +54,7 @@ describe('account rows', () => {
       { column: 'currencyCode', reason: 'not an ISO 4217 currency code (like EUR): "euro"' },
       {
         column: 'billingAddress.country',
-        reason: 'not an ISO 3166-1 alpha-2 country code (like FR): "France"',
+        reason: 'not an ISO 3166-1 alpha-2 country code (like FR) nor a country\'s name: "Atlantis"',
       },
     ]);
   });

@@ -127,7 +127,7 @@ describe('module source', () => {
         sourceKey: 'I-1',
         column: 'dueDate; totalAmount',
         reason:
-          'dueDate: not a calendar date: "2026-02-30"; totalAmount: not an amount (a decimal with a dot, like 1234.50): "0.30000000000000004"',
+          'dueDate: not a calendar date: "2026-02-30"; totalAmount: has 17 decimals, more than the 6 kept (and the digits past them are not zeros): "0.30000000000000004"',
       }),
       expect.objectContaining({
         sourceKey: 'I-2',

@@ -1,0 +1,157 @@
+import { formatDecimal, parseDecimal } from '../../domain/decimal.js';
+import type { DateParts } from '../../domain/records.js';
+import type { RowView } from '../../records/record-builders.js';
+import { isPlainFormat, type NumberFormat, plainAmount } from './amount-format.js';
+import type { ColumnPlan, ColumnSource } from './column-plan.js';
+import type { DateReader } from './date-format.js';
+import { trimmed } from './row-fields.js';
+
+/** How a file writes amounts and dates, as its rows are read. */
+export interface ValueFormat {
+  number: NumberFormat;
+  date: DateReader;
+  /** The date pattern, for messages. */
+  dateFormat: string;
+}
+
+/** Per date reader, the contract's text of each date text read well: made once, not per row. */
+const ISO_TEXTS = new WeakMap<DateReader, Map<string, string>>();
+
+/** Starts a value this view could not read: no contract check accepts it. */
+const UNREADABLE = '\u0000';
+
+const AMOUNT_COLUMNS: ReadonlySet<string> = new Set(['totalAmount', 'taxAmount', 'paidAmount', 'openAmount']);
+const DATE_COLUMNS: ReadonlySet<string> = new Set(['issuedDate', 'dueDate']);
+
+/**
+ * A row of a file with `columns` or a format of its own, by contract column: each value from
+ * where the plan says (a header, headers joined, a constant, a translated value), amounts and
+ * dates rewritten into the contract's form (`1.440,00` -> `1440.00`, `12.01.2026` ->
+ * `2026-01-12`). A value that cannot be read fails its record's check, and `explain` says why in
+ * the file's terms, so the report quotes it as the file writes it.
+ */
+export class ShapedRow implements RowView {
+  #reasons: Map<string, string> | undefined;
+
+  constructor(
+    private readonly fields: readonly string[],
+    private readonly plan: ColumnPlan,
+    private readonly format: ValueFormat,
+    private readonly options: {
+      /** Amounts change sign (a negative invoice read as a credit note). */
+      negate?: boolean;
+      /** Values computed over several rows (a grouped document's sums), by column. */
+      overrides?: ReadonlyMap<string, string>;
+    } = {},
+  ) {}
+
+  get(column: string): string {
+    const overrides = this.options.overrides;
+    if (overrides !== undefined) {
+      const override = overrides.get(column);
+      if (override !== undefined) return override;
+    }
+    const source = this.plan.sources.get(column);
+    if (source === undefined) return column === 'paidAmount' ? this.#paidFromOpen() : '';
+    const raw = valueOf(source, this.fields);
+    // A constant of the configuration is written in the contract's form, not the file's.
+    if (raw === '' || source.from === 'value') return raw;
+    if (AMOUNT_COLUMNS.has(column)) return this.#amount(column, raw);
+    if (DATE_COLUMNS.has(column)) return this.#date(column, raw);
+    return raw;
+  }
+
+  has(column: string): boolean {
+    return this.plan.sources.has(column) || (column === 'paidAmount' && this.plan.sources.has('openAmount'));
+  }
+
+  explain(column: string): string | undefined {
+    return this.#reasons?.get(column);
+  }
+
+  /** The value as the file writes it (trimmed), '' when the column has no source. */
+  raw(column: string): string {
+    const source = this.plan.sources.get(column);
+    return source === undefined ? '' : valueOf(source, this.fields);
+  }
+
+  #amount(column: string, raw: string): string {
+    const number = this.format.number;
+    let plain = raw;
+    if (!isPlainFormat(number)) {
+      const read = plainAmount(raw, number);
+      if (!read.ok) return this.#refuse(column, raw, read.reason);
+      plain = read.value;
+    }
+    return this.options.negate ? negated(plain) : plain;
+  }
+
+  #date(column: string, raw: string): string {
+    let texts = ISO_TEXTS.get(this.format.date);
+    if (texts === undefined) ISO_TEXTS.set(this.format.date, (texts = new Map()));
+    const known = texts.get(raw);
+    if (known !== undefined) return known;
+    const read = this.format.date(raw);
+    if (!read.ok) return this.#refuse(column, raw, read.reason);
+    const iso = isoOf(read.value);
+    if (texts.size >= 20_000) texts.clear();
+    texts.set(raw, iso);
+    return iso;
+  }
+
+  /** Paid = total - open, for exports that give what is still due (`Open balance`, `Amount Due`). */
+  #paidFromOpen(): string {
+    if (!this.plan.sources.has('openAmount')) return '';
+    const total = this.get('totalAmount');
+    const open = this.get('openAmount');
+    if (total === '' || open === '') return '';
+    try {
+      return formatDecimal(parseDecimal(total) - parseDecimal(open));
+    } catch {
+      // One of them cannot be read: its own check says so.
+      return '';
+    }
+  }
+
+  /**
+   * Records why, and gives a text no check accepts: `12.5` in a file of `1.234,56` must not pass
+   * for the contract's 12.5 because it happens to read that way there.
+   */
+  #refuse(column: string, raw: string, reason: string): string {
+    this.#reasons ??= new Map();
+    this.#reasons.set(column, reason);
+    return `${UNREADABLE}${raw}`;
+  }
+}
+
+/** A column's value in a row, as the file writes it (trimmed). */
+function valueOf(source: ColumnSource, fields: readonly string[]): string {
+  switch (source.from) {
+    case 'cell':
+      return trimmed(fields[source.index] ?? '');
+    case 'cells':
+      return source.indexes
+        .map((i) => trimmed(fields[i] ?? ''))
+        .filter((v) => v !== '')
+        .join(', ');
+    case 'value':
+      return source.value;
+    case 'first':
+      for (const i of source.indexes) {
+        const value = trimmed(fields[i] ?? '');
+        if (value !== '') return value;
+      }
+      return '';
+    case 'map': {
+      const value = trimmed(fields[source.index] ?? '');
+      return source.map.get(value.toLowerCase()) ?? value;
+    }
+  }
+}
+
+/** `12.50` -> `-12.50`, `-3` -> `3`. */
+export const negated = (plain: string): string => (plain.startsWith('-') ? plain.slice(1) : `-${plain}`);
+
+const pad = (value: number, width: number): string => String(value).padStart(width, '0');
+export const isoOf = (date: DateParts): string =>
+  `${pad(date.year, 4)}-${pad(date.month, 2)}-${pad(date.day, 2)}`;
