@@ -37,7 +37,7 @@ const CITIES = [
 ] as const;
 
 /** A small linear congruential generator: fast and reproducible, which is all a fixture needs. */
-function lcg(seed: number): () => number {
+export function lcg(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
@@ -45,7 +45,7 @@ function lcg(seed: number): () => number {
   };
 }
 
-const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+export const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 
 /** The CSV line (without its newline) of invoice number `i` (1-based). */
 export function invoiceLine(i: number, next: () => number): string {

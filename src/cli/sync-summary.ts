@@ -131,6 +131,11 @@ export function textSummary(summaries: readonly SourceSummary[], json: JsonSumma
     );
   }
   for (const s of summaries) {
+    for (const preview of s.previews ?? []) {
+      lines.push('', `${s.sourceId}: ${printable(preview.unit)} reads as (its first rows):`);
+      for (const row of preview.rows)
+        lines.push(`  ${row.line === null ? '' : `line ${row.line}: `}${printable(row.text)}`);
+    }
     if (dryRun && s.plan.length > 0) {
       lines.push('', `Plan for ${s.sourceId} (no write was sent):`);
       for (const op of s.plan)

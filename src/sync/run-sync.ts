@@ -16,6 +16,7 @@ import { LinkedAccounts } from './remote-lookup.js';
 import { applyUnitSnapshot, type SnapshotOutcome } from './snapshot-deletions.js';
 import { TagResolver } from './tag-resolver.js';
 import { TouchedRecords } from './touched-records.js';
+import { PreviewCollector, type UnitPreview } from './unit-preview.js';
 
 export interface RunSyncProps {
   source: Source;
@@ -58,6 +59,8 @@ export interface SourceSummary {
   ignored?: string[];
   /** Rows that were no records and no failures (report totals, rows of another kind). */
   skippedRows?: number;
+  /** A dry run's look at each unit's first rows, as the configuration reads them. */
+  previews?: UnitPreview[];
 }
 
 /**
@@ -110,6 +113,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
   const skipped: SourceSummary['skipped'] = [];
   const snapshots: SnapshotOutcome[] = [];
   let skippedRows = 0;
+  const previews: UnitPreview[] = [];
   /** The run's counts, with the snapshot outcomes when there are any. */
   const runCounts = () => (snapshots.length > 0 ? { ...report.counts, snapshots } : report.counts);
   /** What the pass did so far: its summary at its end, or when a fault stopped it. */
@@ -131,6 +135,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
       snapshots,
       ignored: [...(notices?.ignored ?? [])],
       skippedRows,
+      ...(dryRun ? { previews } : {}),
     };
   };
   try {
@@ -143,7 +148,9 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
       if (unit.duplicateOf) skipped.push({ unit: unit.name, duplicateOf: unit.duplicateOf });
       for (const warning of unit.warnings ?? []) warnings.push({ unit: unit.name, warning });
       if (unit.alreadySynced) report.alreadySynced(unit.stream, unit.alreadySynced);
-      const read = await drainUnit(ctx, tags, unit);
+      const preview = dryRun ? new PreviewCollector() : undefined;
+      const read = await drainUnit(ctx, tags, unit, preview);
+      if (preview && preview.rows.length > 0) previews.push({ unit: unit.name, rows: preview.rows });
       skippedRows += unit.skippedRows ?? 0;
       if (read !== true) {
         abandoned.push({ unit: unit.name, reason: read });
@@ -192,9 +199,15 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
  * unit is released untouched (a file goes back to the drop folder, a cursor stays) and the fault is
  * thrown, so the next pass takes the unit again and its rows already synced cost nothing.
  */
-async function drainUnit(ctx: PassScope, tags: TagResolver, unit: SourceUnit): Promise<true | string> {
+async function drainUnit(
+  ctx: PassScope,
+  tags: TagResolver,
+  unit: SourceUnit,
+  preview?: PreviewCollector,
+): Promise<true | string> {
   try {
     for await (const batch of readAhead(unit.batches())) {
+      preview?.take(batch);
       await processBatch(ctx, tags, batch);
       // Handed over batch by batch when the unit takes them: the pass keeps none in memory.
       if (unit.failed) await unit.failed(ctx.report.takeUnitFailures());

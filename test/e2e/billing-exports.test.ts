@@ -135,6 +135,38 @@ describe('real billing exports, synced with configuration alone', () => {
   });
   afterAll(() => sandbox?.close());
 
+  it('when an export is synced with --dry-run, then its first rows are shown as the configuration reads them, before the plan, and nothing moves', async () => {
+    const folder = join(FIXTURES, 'datev-erp');
+    const env = syncEnv(sandbox, 'postgres');
+    try {
+      const source = parseYaml(readFileSync(join(folder, 'source.yaml'), 'utf8')) as Record<string, unknown>;
+      mkdirSync(env.dropDir, { recursive: true });
+      writeFileSync(
+        env.configFile,
+        stringifyYaml({
+          state: { dataDir: join(env.dir, 'data') },
+          sources: [{ id: 'erp', type: 'csv', dropDir: env.dropDir, stableSeconds: 0, ...source }],
+        }),
+      );
+      for (const file of ['Kunden.csv', 'Rechnungen.csv'])
+        copyFileSync(join(folder, file), join(env.dropDir, file));
+      const result = await runCli(['--config', env.configFile, 'sync', '--once', '--dry-run'], {
+        env: env.env,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const out = result.stdout;
+      expect(out).toContain('erp: Rechnungen.csv reads as (its first rows):');
+      expect(out).toContain(
+        'line 2: invoice RE-2026-0001 (number RE-2026-0001, account 10001): total 1428.00, tax 228.00, paid 1428.00, issued 2026-01-12, due 2026-02-11',
+      );
+      expect(out).toContain('line 2: account 10001: "Müller GmbH", EUR, München, DE');
+      expect(out.indexOf('reads as')).toBeLessThan(out.indexOf('Plan for erp'));
+      expect(readdirSync(env.dropDir).sort()).toEqual(['Kunden.csv', 'Rechnungen.csv']);
+    } finally {
+      await env.cleanup();
+    }
+  });
+
   describe.each(CASES)('$system', (c) => {
     let env: SyncEnv;
     const folder = join(FIXTURES, c.system);

@@ -87,8 +87,8 @@ export class CsvFileUnit implements SourceUnit {
   #rows = 0;
   /** Turns a shaped file's rows into records-to-be (kinds, groups, derived accounts, skips). */
   readonly #shaper: RowShaper | null;
-  /** Values that look encoded twice (`CafÃ©`): the first one, and how many. */
-  readonly #mojibake = new MojibakeWatch();
+  /** Values that look encoded twice (`CafÃ©`): the first one, and how many; null when the bytes cannot hold one. */
+  readonly #mojibake: MojibakeWatch | null;
   /** Why the file was not read to its end (a parse failure), or null. */
   #incomplete: string | null = null;
   readonly snapshot?: UnitSnapshot;
@@ -96,7 +96,7 @@ export class CsvFileUnit implements SourceUnit {
   /** What the file's header says that the user should know (unknown columns): in the summary and the report. */
   get warnings(): readonly string[] {
     const { header, notes } = this.#props;
-    const mojibake = this.#mojibake.warning();
+    const mojibake = this.#mojibake?.warning();
     const more = [...(notes ?? []), ...(mojibake ? [mojibake] : [])];
     return more.length > 0 ? [...header.warnings, ...more] : header.warnings;
   }
@@ -118,6 +118,7 @@ export class CsvFileUnit implements SourceUnit {
     if (props.expectedRecords !== undefined) this.expectedRecords = props.expectedRecords;
     this.#firstLineOf = new FirstSeenIndex(props.expectedRecords);
     this.#positions = Object.fromEntries(props.header.index);
+    this.#mojibake = props.reading?.mayBeEncodedTwice === false ? null : new MojibakeWatch();
     const shape = props.reading?.shape;
     this.#shaper = shape ? new RowShaper(shape) : null;
     if (props.snapshot)
@@ -299,7 +300,7 @@ export class CsvFileUnit implements SourceUnit {
 
   /** Takes a row into the batch; returns a promise only when it must wait (a PDF, a refusal to spool). */
   #take(row: CsvRow, batch: SourceBatch): Promise<void> | undefined {
-    this.#mojibake.check(row, this.#props.header.cells);
+    this.#mojibake?.check(row, this.#props.header.cells);
     if (this.#shaper === null) {
       const view = new RowFields(row.fields, this.#positions, this.#props.header.index);
       return this.#takeRecord({ kind: this.stream, view, line: row.line, fields: row.fields }, batch);

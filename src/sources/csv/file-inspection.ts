@@ -19,6 +19,11 @@ export interface FileInspection {
   invalidUtf8: { offset: number; line: number } | null;
   /** The encoding the file's byte order mark says, or null without one. */
   bom: FileEncoding | null;
+  /**
+   * Whether the file holds the bytes of `Ã`, `Â` or `â` in UTF-8 (`utf8`) or in a single-byte
+   * encoding (`singleByte`): text encoded twice holds them, so without them no row needs a look.
+   */
+  mayBeEncodedTwice: { utf8: boolean; singleByte: boolean };
 }
 
 /** Bytes read at a time (into one reused buffer, see `readFileChunks`). */
@@ -32,8 +37,12 @@ export async function inspectFile(path: string): Promise<FileInspection> {
   let lines = 0;
   let last = 10;
   let bom: FileEncoding | null = null;
+  const twice = { utf8: false, singleByte: false };
+  let lastByte = -1;
   for await (const chunk of readFileChunks(path, { chunkSize: CHUNK })) {
     if (size === 0) bom = bomEncoding(chunk);
+    if (!twice.utf8) twice.utf8 = holdsUtf8Lead(chunk, lastByte);
+    if (!twice.singleByte) twice.singleByte = SINGLE_BYTE_LEADS.some((byte) => chunk.indexOf(byte) !== -1);
     // `chunk` is reused by the next read: the hash copies it, `carry` below is a copy.
     hash.update(chunk);
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
@@ -47,6 +56,7 @@ export async function inspectFile(path: string): Promise<FileInspection> {
       carry = Buffer.from(data.subarray(cut));
     }
     size += chunk.length;
+    if (chunk.length > 0) lastByte = chunk[chunk.length - 1]!;
   }
   if (invalidOffset === null && carry.length > 0) invalidOffset = size - carry.length;
   return {
@@ -54,9 +64,21 @@ export async function inspectFile(path: string): Promise<FileInspection> {
     size,
     lines: last === 10 ? lines : lines + 1,
     bom,
+    mayBeEncodedTwice: twice,
     invalidUtf8:
       invalidOffset === null ? null : { offset: invalidOffset, line: await lineAt(path, invalidOffset) },
   };
+}
+
+/** `Ã`, `Â`, `â` in UTF-8: C3 83, C3 82, C3 A2. */
+const UTF8_LEADS = [Buffer.from([0xc3, 0x83]), Buffer.from([0xc3, 0x82]), Buffer.from([0xc3, 0xa2])];
+/** The same in Windows-1252 and ISO-8859-1/15: one byte each. */
+const SINGLE_BYTE_LEADS = [0xc3, 0xc2, 0xe2];
+
+/** Whether `chunk` holds one of UTF8_LEADS, one cut by the chunk's start included. */
+function holdsUtf8Lead(chunk: Buffer, previousByte: number): boolean {
+  if (previousByte === 0xc3 && (chunk[0] === 0x83 || chunk[0] === 0x82 || chunk[0] === 0xa2)) return true;
+  return UTF8_LEADS.some((pair) => chunk.indexOf(pair) !== -1);
 }
 
 /** The length of a trailing, not yet complete UTF-8 sequence (0 to 3 bytes). */

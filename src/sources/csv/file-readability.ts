@@ -32,6 +32,8 @@ export interface FileReading {
   headerLine: number;
   /** Set when `columns:` or `rows:` say how the file's rows read. */
   shape: RowShape | null;
+  /** Whether the file's bytes could hold text encoded twice, read so: its rows are looked at. */
+  mayBeEncodedTwice: boolean;
 }
 
 export type Readability =
@@ -66,7 +68,15 @@ export async function readability(
       : format.delimiter;
   const read = await readHeader(file.path, { encoding, delimiter, headerLine: format.headerLine });
   if (!read.ok) return read;
-  const reading: FileReading = { encoding, delimiter, headerLine: format.headerLine, shape: null };
+  const twice = inspection.mayBeEncodedTwice;
+  const reading: FileReading = {
+    encoding,
+    delimiter,
+    headerLine: format.headerLine,
+    shape: null,
+    mayBeEncodedTwice:
+      encoding.startsWith('utf-16') || (encoding === 'utf-8' ? twice.utf8 : twice.singleByte),
+  };
   const shaped = hasShape(config, file.stream);
   const mappingOf = (kind: Stream) => (config.columns?.[kind] ? {} : config.mapping);
   const classic = resolveHeader(file.stream, read.cells, {

@@ -20,9 +20,6 @@ const ISO_TEXTS = new WeakMap<DateReader, Map<string, string>>();
 /** Starts a value this view could not read: no contract check accepts it. */
 const UNREADABLE = '\u0000';
 
-const AMOUNT_COLUMNS: ReadonlySet<string> = new Set(['totalAmount', 'taxAmount', 'paidAmount', 'openAmount']);
-const DATE_COLUMNS: ReadonlySet<string> = new Set(['issuedDate', 'dueDate']);
-
 /**
  * A row of a file with `columns` or a format of its own, by contract column: each value from
  * where the plan says (a header, headers joined, a constant, a translated value), amounts and
@@ -51,14 +48,14 @@ export class ShapedRow implements RowView {
       const override = overrides.get(column);
       if (override !== undefined) return override;
     }
-    const source = this.plan.sources.get(column);
-    if (source === undefined) return column === 'paidAmount' ? this.#paidFromOpen() : '';
-    const raw = valueOf(source, this.fields);
+    const planned = this.plan.columns[column];
+    if (planned === undefined) return column === 'paidAmount' ? this.#paidFromOpen() : '';
+    const { source } = planned;
+    const raw =
+      source.from === 'cell' ? trimmed(this.fields[source.index] ?? '') : cellValue(source, this.fields);
     // A constant of the configuration is written in the contract's form, not the file's.
-    if (raw === '' || source.from === 'value') return raw;
-    if (AMOUNT_COLUMNS.has(column)) return this.#amount(column, raw);
-    if (DATE_COLUMNS.has(column)) return this.#date(column, raw);
-    return raw;
+    if (raw === '' || planned.type === 'text' || source.from === 'value') return raw;
+    return planned.type === 'amount' ? this.#amount(column, raw) : this.#date(column, raw);
   }
 
   has(column: string): boolean {
@@ -72,7 +69,7 @@ export class ShapedRow implements RowView {
   /** The value as the file writes it (trimmed), '' when the column has no source. */
   raw(column: string): string {
     const source = this.plan.sources.get(column);
-    return source === undefined ? '' : valueOf(source, this.fields);
+    return source === undefined ? '' : cellValue(source, this.fields);
   }
 
   #amount(column: string, raw: string): string {
@@ -88,7 +85,10 @@ export class ShapedRow implements RowView {
 
   #date(column: string, raw: string): string {
     let texts = ISO_TEXTS.get(this.format.date);
-    if (texts === undefined) ISO_TEXTS.set(this.format.date, (texts = new Map()));
+    if (texts === undefined) {
+      texts = new Map();
+      ISO_TEXTS.set(this.format.date, texts);
+    }
     const known = texts.get(raw);
     if (known !== undefined) return known;
     const read = this.format.date(raw);
@@ -125,7 +125,7 @@ export class ShapedRow implements RowView {
 }
 
 /** A column's value in a row, as the file writes it (trimmed). */
-function valueOf(source: ColumnSource, fields: readonly string[]): string {
+function cellValue(source: ColumnSource, fields: readonly string[]): string {
   switch (source.from) {
     case 'cell':
       return trimmed(fields[source.index] ?? '');

@@ -104,7 +104,17 @@ describe('inspectFile', () => {
       lines: 2,
       invalidUtf8: null,
       bom: null,
+      // é is C3 A9: as single bytes, C3 could start a double encoding; as UTF-8 it does not.
+      mayBeEncodedTwice: { utf8: false, singleByte: true },
     });
+  });
+
+  it('when a UTF-8 file holds text encoded twice (CafÃ©), then its inspection says its rows need a look', async () => {
+    const path = join(dir, 'twice.csv');
+    await writeFile(path, 'a,b\nCafÃ©,1\n');
+    expect((await inspectFile(path)).mayBeEncodedTwice.utf8).toBe(true);
+    await writeFile(path, 'a,b\nCafé,1\n');
+    expect((await inspectFile(path)).mayBeEncodedTwice.utf8).toBe(false);
   });
 
   it('when a large file is read in chunks, then its lines are counted, the last one without a line break too', async () => {

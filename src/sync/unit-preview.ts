@@ -1,0 +1,68 @@
+import type { DateParts, RecordOrigin, RowProblem, SourceRecord } from '../domain/records.js';
+import type { SourceBatch } from '../sources/source.js';
+
+/** How a unit's first rows read, for a dry run to show before its plan. */
+export interface UnitPreview {
+  unit: string;
+  rows: PreviewRow[];
+}
+
+/** One row as the configuration reads it: its record in a line, or why it is refused. */
+export interface PreviewRow {
+  line: number | null;
+  text: string;
+}
+
+/** Rows shown per unit: enough to see the columns and formats read right, short enough to read. */
+export const PREVIEW_ROWS = 3;
+
+/**
+ * Takes the first rows of a unit's batches, in line order (a batch's accounts, read from document
+ * rows, come with the document's line): records and refusals alike, so a user sees how the file
+ * reads under the configuration before anything is written.
+ */
+export class PreviewCollector {
+  readonly rows: PreviewRow[] = [];
+
+  take(batch: SourceBatch): void {
+    if (this.rows.length >= PREVIEW_ROWS) return;
+    const items: Array<{ line: number | null; text: string }> = [
+      ...batch.records.map(({ record, origin }) => ({ line: lineOf(origin), text: describeRecord(record) })),
+      ...batch.rejected.map((problem) => ({ line: problem.line ?? null, text: describeProblem(problem) })),
+    ];
+    items.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
+    for (const item of items) {
+      if (this.rows.length >= PREVIEW_ROWS) break;
+      this.rows.push(item);
+    }
+  }
+}
+
+const lineOf = (origin: RecordOrigin): number | null => origin.line ?? null;
+
+const dateText = (d: DateParts): string =>
+  `${String(d.year).padStart(4, '0')}-${String(d.month).padStart(2, '0')}-${String(d.day).padStart(2, '0')}`;
+
+/** `invoice RE-1 (account 10001): total 1428.00, tax 228.00, paid 1428.00, issued 2026-01-12, due 2026-02-11`. */
+export function describeRecord(record: SourceRecord): string {
+  switch (record.kind) {
+    case 'account': {
+      const where = [record.billingAddress.city, record.billingAddress.country].filter(Boolean).join(', ');
+      return `account ${record.sourceId}: "${record.fullName}", ${record.currencyCode}${where ? `, ${where}` : ''}`;
+    }
+    case 'invoice':
+      return (
+        `invoice ${record.sourceId} (number ${record.number}, account ${record.accountSourceId}): ` +
+        `total ${record.totalAmount}, tax ${record.taxAmount}, paid ${record.paidAmount ?? (record.paidAmountUnknown ? 'not given' : '0')}, ` +
+        `issued ${dateText(record.issuedDate)}, due ${dateText(record.dueDate)}`
+      );
+    case 'creditNote':
+      return (
+        `credit note ${record.sourceId} (number ${record.number}, account ${record.accountSourceId}): ` +
+        `total ${record.totalAmount}, tax ${record.taxAmount}, issued ${dateText(record.issuedDate)}`
+      );
+  }
+}
+
+const describeProblem = (problem: RowProblem): string =>
+  `refused (${problem.kind}${problem.column ? `, ${problem.column}` : ''}): ${problem.reason}`;
