@@ -167,6 +167,40 @@ describe('real billing exports, synced with configuration alone', () => {
     }
   });
 
+  it('when rows of an export hold values its format cannot read, then each fails naming its line, the column as the file writes it, the value and the expected form, and the others sync', async () => {
+    const folder = join(FIXTURES, 'datev-erp');
+    const env = syncEnv(sandbox, 'postgres');
+    try {
+      const source = parseYaml(readFileSync(join(folder, 'source.yaml'), 'utf8')) as Record<string, unknown>;
+      mkdirSync(env.dropDir, { recursive: true });
+      writeFileSync(
+        env.configFile,
+        stringifyYaml({
+          state: { dataDir: join(env.dir, 'data') },
+          sources: [{ id: 'erp', type: 'csv', dropDir: env.dropDir, stableSeconds: 0, ...source }],
+        }),
+      );
+      copyFileSync(join(folder, 'Kunden.csv'), join(env.dropDir, 'Kunden.csv'));
+      const text = readFileSync(join(folder, 'Rechnungen.csv')).toString('latin1');
+      // Line 3 (RE-2026-0002): a date of no calendar; line 4 (RE-2026-0003): an amount written the English way.
+      const broken = text
+        .replace('RE-2026-0002;15.01.2026', 'RE-2026-0002;32.01.2026')
+        .replace('15.232,00', '15,232.00');
+      writeFileSync(join(env.dropDir, 'Rechnungen.csv'), Buffer.from(broken, 'latin1'));
+      const result = await runCli(['--config', env.configFile, 'sync', '--once'], { env: env.env });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stdout).toContain(
+        'Rechnungen.csv, line 3, Rechnungsdatum (issuedDate): RE-2026-0002: not a date in the form dd.MM.yyyy: "32.01.2026"',
+      );
+      expect(result.stdout).toContain(
+        'Rechnungen.csv, line 4, Brutto (totalAmount): RE-2026-0003: not an amount in the form 1.234,56: "15,232.00" (it reads with "." as the decimal separator: check format.decimalSeparator)',
+      );
+      expect(result.stdout).toMatch(/invoices\s+created 2, updated 0, unchanged 0, failed 2/);
+    } finally {
+      await env.cleanup();
+    }
+  });
+
   describe.each(CASES)('$system', (c) => {
     let env: SyncEnv;
     const folder = join(FIXTURES, c.system);

@@ -20,6 +20,8 @@ export interface ColumnPlan {
    * where a property read is cheaper than a map lookup.
    */
   readonly columns: Readonly<Record<string, PlannedColumn | undefined>>;
+  /** The file's header cells (trimmed), to name a column as the file writes it. */
+  readonly headers: readonly string[];
 }
 
 export interface PlannedColumn {
@@ -38,10 +40,28 @@ const TYPES: Readonly<Record<string, PlannedColumn['type']>> = {
 };
 
 /** A plan of these sources (made once per file). */
-export function columnPlan(stream: Stream, sources: ReadonlyMap<string, ColumnSource>): ColumnPlan {
+export function columnPlan(
+  stream: Stream,
+  sources: ReadonlyMap<string, ColumnSource>,
+  headers: readonly string[] = [],
+): ColumnPlan {
   const columns: Record<string, PlannedColumn> = Object.create(null);
   for (const [column, source] of sources) columns[column] = { source, type: TYPES[column] ?? 'text' };
-  return { stream, sources, columns };
+  return { stream, sources, columns, headers };
+}
+
+/**
+ * A contract column as the file names it, for reports: `Brutto (totalAmount)` when a header of
+ * another name gives it, `Line1 + Line2 (billingAddress.street)` for joined ones, the column
+ * itself when the header has its name or a constant gives it.
+ */
+export function fileColumnName(plan: ColumnPlan, column: string): string {
+  const source = plan.columns[column]?.source;
+  if (source === undefined || source.from === 'value') return column;
+  const indexes = source.from === 'cell' || source.from === 'map' ? [source.index] : source.indexes;
+  const names = indexes.map((i) => plan.headers[i] ?? `#${i + 1}`);
+  const written = names.join(source.from === 'first' ? ' or ' : ' + ');
+  return written === column ? column : `${written} (${column})`;
 }
 
 export type PlanResult = { ok: true; plan: ColumnPlan } | { ok: false; reason: string };
@@ -92,7 +112,7 @@ export function planColumns(
       reason: `missing required column${plural} ${missing.map((m) => `"${m}"`).join(', ')} of ${stream}: name the header${plural} (or a constant { value: ... }) in columns.${stream}`,
     };
   }
-  return { ok: true, plan: columnPlan(stream, sources) };
+  return { ok: true, plan: columnPlan(stream, sources, cells) };
 }
 
 type Lookup = (header: string) => number | undefined;

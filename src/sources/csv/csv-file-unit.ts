@@ -21,6 +21,7 @@ import { FirstSeenIndex } from './first-seen-index.js';
 import { MojibakeWatch } from './mojibake.js';
 import { isBlank, RowFields } from './row-fields.js';
 import { RowShaper } from './row-shaper.js';
+import { ShapedRow } from './shaped-row.js';
 
 export interface CsvFileUnitProps {
   ctx: DropContext;
@@ -365,11 +366,13 @@ export class CsvFileUnit implements SourceUnit {
       batch.records.push({ record, origin });
       return undefined;
     }
+    // Columns as the file names them (`Brutto (totalAmount)`) when the configuration renamed them.
+    const named = nameColumns(issues, row.view);
     const entry = {
       line: row.line,
-      column: issues.map((issue) => issue.column).join('; '),
+      column: named.map((issue) => issue.column).join('; '),
       sourceId: checked.sourceId,
-      reason: issues.length === 1 ? issues[0]!.reason : issues.map(describeIssue).join('; '),
+      reason: named.length === 1 ? named[0]!.reason : named.map(describeIssue).join('; '),
       fields: [...row.fields],
       kind: row.kind,
     };
@@ -397,6 +400,11 @@ export class CsvFileUnit implements SourceUnit {
     await this.#spool.add(entry);
   }
 }
+
+const nameColumns = (issues: readonly RowIssue[], view: RowView): RowIssue[] =>
+  view instanceof ShapedRow
+    ? issues.map((issue) => ({ column: view.columnName(issue.column), reason: issue.reason }))
+    : (issues as RowIssue[]);
 
 const describeIssue = (issue: RowIssue): string =>
   issue.column === '' ? issue.reason : `${issue.column}: ${issue.reason}`;

@@ -2,7 +2,7 @@ import { formatDecimal, parseDecimal } from '../../domain/decimal.js';
 import type { DateParts } from '../../domain/records.js';
 import type { RowView } from '../../records/record-builders.js';
 import { isPlainFormat, type NumberFormat, plainAmount } from './amount-format.js';
-import type { ColumnPlan, ColumnSource } from './column-plan.js';
+import { type ColumnPlan, type ColumnSource, fileColumnName } from './column-plan.js';
 import type { DateReader } from './date-format.js';
 import { trimmed } from './row-fields.js';
 
@@ -60,6 +60,11 @@ export class ShapedRow implements RowView {
 
   has(column: string): boolean {
     return this.plan.sources.has(column) || (column === 'paidAmount' && this.plan.sources.has('openAmount'));
+  }
+
+  /** The column as the file names it (`Brutto (totalAmount)`), for the report. */
+  columnName(column: string): string {
+    return column === '' ? column : fileColumnName(this.plan, column);
   }
 
   explain(column: string): string | undefined {
