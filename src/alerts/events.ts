@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AlertEventType } from '../config/schema.js';
 import type { Clock } from '../domain/clock.js';
 import { errorCodeOf, messageOf } from '../domain/errors.js';
+import { printable } from '../logging/printable-text.js';
 
 export type { AlertEventType };
 
@@ -47,17 +48,50 @@ export function runFailedEvent(input: { sourceId: string | null; error: unknown 
   };
 }
 
-/** A run recorded at least `threshold` new failures (records the service or the validation refused). */
+/**
+ * A run recorded at least `threshold` new failures (records the service or the validation refused),
+ * or could not read a file at all (`rejectedFiles`: whatever the threshold, as none of the file's
+ * rows was synced, however many it holds).
+ */
 export function newFailuresEvent(
-  input: { sourceId: string; runId: string; newFailures: number; threshold: number },
+  input: {
+    sourceId: string;
+    runId: string;
+    newFailures: number;
+    threshold: number;
+    rejectedFiles?: ReadonlyArray<{ file: string; reason: string }>;
+  },
   clock: Clock,
 ): AlertEvent {
+  // Names and reasons come from the dropped file: escaped, so a chat shows one line of each.
+  const files = (input.rejectedFiles ?? []).map((f) => ({
+    file: printable(f.file),
+    reason: printable(f.reason),
+  }));
+  const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+  const list = `\`receivables-sync failures --source ${input.sourceId}\` lists them`;
+  const summary =
+    files.length === 0
+      ? `${input.sourceId}: run #${input.runId} recorded ${plural(input.newFailures, 'new failure')} (threshold ${input.threshold}): ${list}`
+      : `${input.sourceId}: run #${input.runId} could not read ` +
+        (files.length === 1 ? `${files[0]!.file}: ${clip(files[0]!.reason)}` : plural(files.length, 'file')) +
+        ` (set aside in the drop folder's rejected/: fix ${files.length === 1 ? 'it' : 'them'}, or the source's configuration, and drop ${files.length === 1 ? 'it' : 'them'} again); ` +
+        `${plural(input.newFailures, 'new failure')} in all: ${list}`;
   return {
     ...base('run.new-failures', input.sourceId, clock),
-    summary:
-      `${input.sourceId}: run #${input.runId} recorded ${input.newFailures} new failure${input.newFailures === 1 ? '' : 's'} ` +
-      `(threshold ${input.threshold}): \`receivables-sync failures --source ${input.sourceId}\` lists them`,
-    details: { runId: input.runId, newFailures: input.newFailures, threshold: input.threshold },
+    summary,
+    details: {
+      runId: input.runId,
+      newFailures: input.newFailures,
+      threshold: input.threshold,
+      ...(files.length > 0
+        ? {
+            rejectedFiles: files.length,
+            files: clip(files.map((f) => f.file).join(', ')),
+            reason: clip(files[0]!.reason),
+          }
+        : {}),
+    },
   };
 }
 

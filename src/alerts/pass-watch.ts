@@ -16,10 +16,12 @@ export interface PassWatchProps {
   limitMs?: number;
 }
 
-/** A run of a pass that ended: its id and how many of its records failed. */
+/** A run of a pass that ended: its id, how many of its records failed, how many files it could not read. */
 export interface EndedRun {
   runId: string | null;
   failed: number;
+  /** Files (units) it could not read at all: each is news, whatever the threshold. */
+  rejectedFiles?: number;
 }
 
 /**
@@ -30,7 +32,8 @@ export interface EndedRun {
  * - a pass that threw is `run.failed`; after `pauseAfterFailedRuns` consecutive failed runs of the
  *   source (since it was last resumed), the source is paused (`auto`, with the last error) and
  *   `source.paused` is told, once;
- * - a run that opened at least `newFailuresThreshold` new failures is `run.new-failures`.
+ * - a run that opened at least `newFailuresThreshold` new failures, or could not read a file at
+ *   all (a new file-level failure), is `run.new-failures`.
  *
  * Its reads and writes are few and small, and awaited (the next job of the source must find the
  * pause), within `limitMs`; the alerts themselves are only handed to the sink. Never throws.
@@ -42,20 +45,30 @@ export class PassWatch {
     this.#clock = props.clock ?? systemClock;
   }
 
-  /** The pass ended normally: its runs' new failures. */
+  /**
+   * The pass ended normally: its runs' new failures. A file a run could not read at all is news
+   * whatever the threshold (none of its rows was synced): `run.new-failures` names it, unless its
+   * failure was open already (the same file rejected again).
+   */
   async passEnded(sourceId: string, runs: readonly EndedRun[]): Promise<void> {
     const threshold = this.props.settings.newFailuresThreshold;
-    // A run's new failures are among its failed records: most runs need no query at all.
+    // A run's new failures are among its failed records and files: most runs need no query at all.
     const candidates = runs.filter(
-      (r): r is { runId: string; failed: number } => r.runId !== null && r.failed >= threshold,
+      (r): r is EndedRun & { runId: string } =>
+        r.runId !== null && (r.failed + (r.rejectedFiles ?? 0) >= threshold || (r.rejectedFiles ?? 0) > 0),
     );
     if (candidates.length === 0) return;
     await this.#bounded(sourceId, 'count its new failures', async () => {
       for (const run of candidates) {
         const newFailures = await this.props.store.newFailuresOf(sourceId, run.runId);
-        if (newFailures >= threshold)
+        const rejectedFiles =
+          (run.rejectedFiles ?? 0) > 0 ? await this.props.store.newRejectedFilesOf(sourceId, run.runId) : [];
+        if (newFailures >= threshold || rejectedFiles.length > 0)
           this.props.alerts.notify(
-            newFailuresEvent({ sourceId, runId: run.runId, newFailures, threshold }, this.#clock),
+            newFailuresEvent(
+              { sourceId, runId: run.runId, newFailures, threshold, rejectedFiles },
+              this.#clock,
+            ),
           );
       }
     });

@@ -32,6 +32,11 @@ export interface SourceHealthStore {
   failedRunStreak(sourceId: string, max: number): Promise<{ count: number; lastError: string | null }>;
   /** The failures a run opened (not those it failed again). */
   newFailuresOf(sourceId: string, runId: string): Promise<number>;
+  /**
+   * Of those, the files it could not read at all (file-level failures, stage `file`): the file's
+   * name and why. A file rejected again while its failure is open is not new.
+   */
+  newRejectedFilesOf(sourceId: string, runId: string): Promise<Array<{ file: string; reason: string }>>;
   /** Pauses the source as `auto` unless it is paused; true when this call paused it. */
   pauseAutomatically(sourceId: string, reason: string): Promise<boolean>;
 }

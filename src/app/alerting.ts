@@ -117,8 +117,8 @@ export async function tellStartFailed(
 
 /**
  * The sync's use cases, each pass told to the pass watch when it ends: `run.failed` and the
- * automatic pause when it throws, `run.new-failures` when a run opened many. Dry runs are not
- * watched (they write nothing, and a trial is not an outage).
+ * automatic pause when it throws, `run.new-failures` when a run opened many, or could not read a
+ * file. Dry runs are not watched (they write nothing, and a trial is not an outage).
  */
 export function watchingPasses(service: SyncService | SyncUseCases, watch: PassWatch): SyncUseCases {
   const watched = async <T>(
@@ -138,6 +138,7 @@ export function watchingPasses(service: SyncService | SyncUseCases, watch: PassW
       summaries(result).map((s) => ({
         runId: s.runId,
         failed: Object.values(s.counts).reduce((n, c) => n + c.failed, 0),
+        rejectedFiles: s.abandoned.length,
       })),
     );
     return result;

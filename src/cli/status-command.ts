@@ -7,6 +7,7 @@ import { apiConnections, connectionIdOf, connectionOf } from '../config/connecti
 import { CONFIG_FILE_NAME, type LoadedConfig, noSourceMessage } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
 import { STREAM_ORDER, type Stream } from '../domain/records.js';
+import { type RunRejectedFile, rejectedFilesOf } from '../domain/sync-state.js';
 import { printable } from '../logging/printable-text.js';
 import type { CursorValue, StreamCursor } from '../state/cursors.js';
 import type { RunRow } from '../state/runs.js';
@@ -26,7 +27,12 @@ export interface SourceStatus {
   organizationId: string | null;
   /** Streams with a cursor row, and the streams it is configured with (a SQL source's queries). */
   streams: Array<{ stream: string; cursor: CursorValue | null; updatedAt: Date | null }>;
-  lastRun: Pick<RunRow, 'id' | 'trigger' | 'status' | 'counts' | 'error' | 'startedAt' | 'finishedAt'> | null;
+  lastRun:
+    | (Pick<RunRow, 'id' | 'trigger' | 'status' | 'counts' | 'error' | 'startedAt' | 'finishedAt'> & {
+        /** The files it could not read (set aside in the drop folder's `rejected/`), with why. */
+        rejectedFiles: RunRejectedFile[];
+      })
+    | null;
   openFailures: number;
 }
 
@@ -71,6 +77,7 @@ export async function collectStatus(
             error: run.error,
             startedAt: run.startedAt,
             finishedAt: run.finishedAt,
+            rejectedFiles: rejectedFilesOf(run.counts),
           }
         : null,
       openFailures: await readers.openFailures(source.id),
@@ -156,6 +163,13 @@ export function formatStatus(
       }
     }
     lines.push(`  last run: ${s.lastRun ? describeRun(s.lastRun) : 'never'}`);
+    const rejected = s.lastRun?.rejectedFiles ?? [];
+    if (rejected.length > 0) {
+      lines.push(
+        `  files the last run could not read (set aside with their reason; fix each, or the configuration, and drop it again):`,
+      );
+      for (const file of rejected) lines.push(`    ${file.file}: ${file.reason}`);
+    }
     lines.push(
       `  open failures: ${s.openFailures}${s.openFailures > 0 ? ` (see \`failures --source ${s.id}\`)` : ''}`,
     );

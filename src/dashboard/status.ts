@@ -1,5 +1,6 @@
 import type { SourceConfig } from '../config/schema.js';
 import type { Clock } from '../domain/clock.js';
+import { type RunRejectedFile, rejectedFilesOf } from '../domain/sync-state.js';
 import type { PausedSources, SourcePause } from '../state/paused-sources.js';
 import type { RecordKind } from '../state/schema.js';
 import type {
@@ -32,6 +33,8 @@ export interface RunView {
   counts: RunCountsView;
   /** Summed over the kinds. */
   totals: KindCounts;
+  /** The files it could not read (set aside in the drop folder's `rejected/`), with why: the run is `partial`. */
+  rejectedFiles: RunRejectedFile[];
   error: string | null;
   startedAt: string;
   finishedAt: string | null;
@@ -150,6 +153,7 @@ export function runView(run: RunRecord, clock: Clock, stale: ReadonlySet<string>
     dryRun: run.dryRun,
     counts,
     totals,
+    rejectedFiles: rejectedFilesOf(run.counts),
     error: run.error,
     startedAt: run.startedAt.toISOString(),
     finishedAt: run.finishedAt?.toISOString() ?? null,

@@ -30,7 +30,10 @@ export interface FailureInput {
   sourceId: string;
   kind: RecordKind;
   sourceKey: string;
-  /** Where it failed: `validate`, `lookup`, `create`, `update`, `tags`, `patch`, `account`. */
+  /**
+   * Where it failed: `validate`, `lookup`, `create`, `update`, `tags`, `patch`, `account`; `file`
+   * for a whole file the source could not read (see `FILE_FAILURE_STAGE`).
+   */
   stage: string;
   message: string;
   status?: number | null;
@@ -65,8 +68,36 @@ export interface FailureRow {
 }
 
 /**
- * A pass's status: `partial` when some rows failed, `failed` when it stopped on an error,
- * `interrupted` when its process stopped before it finished (a shutdown that could not wait for it:
- * error `shut down`; a killed or crashed process, found by a later pass).
+ * The stage of a failure that is a whole file the source could not read (its encoding, its header,
+ * a required column missing): its key is the file's name, its `file` where it was set aside
+ * (`rejected/<name>`), its kind the records the file was taken for. It holds no payload: it is
+ * retried by fixing the file (or the source's configuration) and dropping it again, and resolved
+ * when a file of that name is read to its end.
+ */
+export const FILE_FAILURE_STAGE = 'file';
+
+/** A file a run could not read, as the run's counts keep it (`counts.rejectedFiles`). */
+export interface RunRejectedFile {
+  file: string;
+  reason: string;
+}
+
+/**
+ * The files a run could not read, from its stored counts (JSON written by whatever version ran it:
+ * read defensively; none when it holds no `rejectedFiles`).
+ */
+export function rejectedFilesOf(counts: Readonly<Record<string, unknown>>): RunRejectedFile[] {
+  const stored = counts.rejectedFiles;
+  if (!Array.isArray(stored)) return [];
+  return stored.flatMap((entry): RunRejectedFile[] => {
+    const { file, reason } = (entry ?? {}) as { file?: unknown; reason?: unknown };
+    return typeof file === 'string' ? [{ file, reason: typeof reason === 'string' ? reason : '' }] : [];
+  });
+}
+
+/**
+ * A pass's status: `partial` when some rows failed or a file could not be read, `failed` when it
+ * stopped on an error, `interrupted` when its process stopped before it finished (a shutdown that
+ * could not wait for it: error `shut down`; a killed or crashed process, found by a later pass).
  */
 export type RunStatus = 'running' | 'succeeded' | 'partial' | 'failed' | 'interrupted';

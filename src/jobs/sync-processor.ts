@@ -110,11 +110,15 @@ async function run(
       return resultOf(data.sourceId, summaries);
     }
     case 'failure-retry': {
-      const { summary, needData } = await props.service.retryFailures(
+      const { summary, needData, rejectedFiles } = await props.service.retryFailures(
         data.sourceId,
         data.failureIds ? { ids: data.failureIds } : undefined,
       );
-      return { ...resultOf(data.sourceId, summary ? [summary] : []), needData };
+      return {
+        ...resultOf(data.sourceId, summary ? [summary] : []),
+        needData,
+        ...(rejectedFiles.length > 0 ? { rejectedFiles: rejectedFiles.length } : {}),
+      };
     }
     case 'source-reconcile': {
       if (!props.reconcile) throw permanentJobError('this worker cannot run reconciliations');

@@ -41,6 +41,8 @@ export interface SyncJobResult {
   }>;
   /** failure-retry: failures that cannot be retried from their stored payload (the row must be dropped again). */
   needData?: number;
+  /** failure-retry: files that could not be read at all (fix the file or the configuration, drop it again). */
+  rejectedFiles?: number;
   /** The job ran nothing: its source is paused. */
   skipped?: 'paused';
   /** source-reconcile: the stored reconciliation (`reconciliations` row) and what it found. */

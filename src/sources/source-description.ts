@@ -1,4 +1,4 @@
-import type { Stream } from '../domain/records.js';
+import type { RecordKind, Stream } from '../domain/records.js';
 
 /**
  * What a configured source says of its type, so that no code outside `sources/` and `config/`
@@ -23,6 +23,19 @@ export interface SourceDescription {
   readonly settings: readonly SettingFact[];
   /** `doctor`'s check of it, writing nothing it keeps. An error it throws is a failed check, its message the detail. */
   check(context: SourceCheckContext): Promise<SourceCheckResult>;
+  /**
+   * A unit a pass could not read, as its file-level failure names it: the kind of records it was
+   * taken for (a CSV file's, by its name) and where it was set aside (`rejected/<name>`). Null when
+   * there is no file to fix and drop again (a SQL stream keeps its cursor: the next pass reads it again).
+   */
+  unreadUnit(name: string): UnreadUnit | null;
+}
+
+/** Where a unit a pass could not read was set aside, and the kind of records it was taken for. */
+export interface UnreadUnit {
+  kind: RecordKind;
+  /** Relative to the drop folder: `rejected/invoices.csv`. */
+  file: string;
 }
 
 /** One setting shown to a person: its label and its value, in pieces a page can render. */
@@ -51,9 +64,11 @@ export interface SourceCheckContext {
 
 /** How a source's check went, and why (with the fix when it failed); `doctor` names it after the source. */
 export interface SourceCheckResult {
-  status: 'ok' | 'fail';
+  /** `warn`: it works, but something is likely not what was meant (a drop file no kind takes). */
+  status: 'ok' | 'warn' | 'fail';
   detail: string;
 }
 
 export const checkOk = (detail: string): SourceCheckResult => ({ status: 'ok', detail });
+export const checkWarned = (detail: string): SourceCheckResult => ({ status: 'warn', detail });
 export const checkFailed = (detail: string): SourceCheckResult => ({ status: 'fail', detail });

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { RecordKind } from '../domain/records.js';
+import { FILE_FAILURE_STAGE } from '../domain/sync-state.js';
 import type { StateDb } from './database.js';
 import { type FailureRow, toFailureRow } from './failures.js';
 import type { FailuresTable } from './schema.js';
@@ -63,13 +64,17 @@ export class FailureQueries {
     return { rows: rows.map(toHistoryRow), total: Number(count?.n ?? 0) };
   }
 
-  /** Open failures of a source per kind (the CSV downloads are per kind). */
+  /**
+   * Open failures of a source per kind, as rows the CSV downloads hold (they are per kind): a file
+   * that could not be read at all is no row to correct (it is fixed and dropped again as a whole).
+   */
   async openCountsByKind(sourceId: string): Promise<Record<RecordKind, number>> {
     const rows = await this.db
       .selectFrom('failures')
       .select(['kind', (eb) => eb.fn.countAll<string>().as('n')])
       .where('source_id', '=', sourceId)
       .where('resolved_at', 'is', null)
+      .where('stage', '!=', FILE_FAILURE_STAGE)
       .groupBy('kind')
       .execute();
     const counts: Record<RecordKind, number> = { account: 0, invoice: 0, creditNote: 0 };
@@ -124,7 +129,8 @@ export class FailureQueries {
 
   /**
    * A page of the source's open failures of one kind, in id order after `afterId` (keyset: a
-   * download of any size reads them page by page), with the record as last synced beside each.
+   * download of any size reads them page by page), with the record as last synced beside each;
+   * not the files that could not be read at all (no row of theirs was read).
    */
   async exportPage(
     sourceId: string,
@@ -157,6 +163,8 @@ export class FailureQueries {
       .where('f.source_id', '=', sourceId)
       .where('f.kind', '=', kind)
       .where('f.resolved_at', 'is', null)
+      // A file that could not be read at all has no row to correct: it is dropped again as a whole.
+      .where('f.stage', '!=', FILE_FAILURE_STAGE)
       .where('f.id', '>', afterId)
       .orderBy('f.id')
       .limit(limit)

@@ -139,7 +139,7 @@ export class FailuresRepository {
     sourceId: string,
     kind: RecordKind,
     sourceKeys: readonly string[],
-    options: { sparing?: string } = {},
+    options: { sparing?: string; only?: string } = {},
   ): Promise<void> {
     if (sourceKeys.length === 0) return;
     let query = this.db
@@ -150,6 +150,7 @@ export class FailuresRepository {
       .where('source_key', 'in', [...sourceKeys])
       .where('resolved_at', 'is', null);
     if (options.sparing !== undefined) query = query.where('stage', '!=', options.sparing);
+    if (options.only !== undefined) query = query.where('stage', '=', options.only);
     await query.execute();
   }
 

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { FILE_FAILURE_STAGE } from '../domain/sync-state.js';
 import type { StateDb } from './database.js';
 
 /** Why a source is paused, by whom and since when (null fields: paused before these were kept). */
@@ -117,6 +118,26 @@ export class PausedSources {
       .whereRef('failures.first_failed_at', '>=', 'runs.started_at')
       .executeTakeFirst();
     return Number(row?.n ?? 0);
+  }
+
+  /** The file-level failures (`stage`) a run opened: the files it could not read, and why. */
+  async newRejectedFilesOf(
+    sourceId: string,
+    runId: string,
+    stage = FILE_FAILURE_STAGE,
+  ): Promise<Array<{ file: string; reason: string }>> {
+    const rows = await this.db
+      .selectFrom('failures')
+      .innerJoin('runs', 'runs.id', 'failures.run_id')
+      .select(['failures.source_key', 'failures.message'])
+      .where('failures.source_id', '=', sourceId)
+      .where('failures.resolved_at', 'is', null)
+      .where('failures.run_id', '=', runId)
+      .where('failures.stage', '=', stage)
+      .whereRef('failures.first_failed_at', '>=', 'runs.started_at')
+      .orderBy('failures.source_key')
+      .execute();
+    return rows.map((r) => ({ file: r.source_key, reason: r.message }));
   }
 }
 

@@ -251,6 +251,15 @@ export class RunsRepository {
     }
   }
 
+  /** Adds these keys to the run's counts, over what they held (`jsonb ||`). */
+  async addToCounts(id: string, facts: Record<string, unknown>): Promise<void> {
+    await this.db
+      .updateTable('runs')
+      .set({ counts: sql<Record<string, unknown>>`counts || ${JSON.stringify(facts)}::jsonb` })
+      .where('id', '=', id)
+      .execute();
+  }
+
   /**
    * Closes as `interrupted` the `running` runs (of one source, or all) whose process is gone:
    * nobody holds their lock. Runs of this process are never touched. Returns their ids.

@@ -194,13 +194,14 @@ export interface FailureStore {
   openKinds(sourceId: string): Promise<Set<RecordKind>>;
   /**
    * Resolves the open failures of these records; `sparing` leaves those of one stage open (an
-   * unchanged row does not mend what a reconciliation found on the service).
+   * unchanged row does not mend what a reconciliation found on the service); `only` resolves those
+   * of one stage alone (a file read to its end mends the file's failure, not its rows').
    */
   resolve(
     sourceId: string,
     kind: RecordKind,
     sourceKeys: readonly string[],
-    options?: { sparing?: string },
+    options?: { sparing?: string; only?: string },
   ): Promise<void>;
   open(filter?: {
     sourceId?: string | undefined;
@@ -236,6 +237,11 @@ export interface RunStore {
     counts: Record<string, unknown>,
     error?: string | null,
   ): Promise<void>;
+  /**
+   * Adds these keys to a run's counts, over what they held (the files a pass could not read,
+   * `rejectedFiles`, told once the pass is over).
+   */
+  addToCounts(id: string, facts: Record<string, unknown>): Promise<void>;
 }
 
 /** The stream cursors of a source, as far as the engine touches them (a full re-sync resets them). */

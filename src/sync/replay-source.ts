@@ -1,6 +1,6 @@
 import type { RecordOrigin, SourceRecord, Stream } from '../domain/records.js';
 import { STREAM_OF, STREAM_ORDER } from '../domain/records.js';
-import type { FailureRow } from '../domain/sync-state.js';
+import { type FailureRow, FILE_FAILURE_STAGE } from '../domain/sync-state.js';
 import type { Source, SourceBatch, SourceUnit } from '../sources/source.js';
 
 export interface ReplayItem {
@@ -49,16 +49,23 @@ function unitOf(name: string, stream: Stream, items: readonly ReplayItem[], batc
 }
 
 /**
- * Failed records that can be retried as they are (their record was stored), and the rows refused by
- * validation, which need corrected data first.
+ * Failed records that can be retried as they are (their record was stored); the rows refused by
+ * validation, which need corrected data first; and the files that could not be read at all, which
+ * need the file (or the source's configuration) fixed and the file dropped again.
  */
 export function retryableFailures(failures: readonly FailureRow[]): {
   items: ReplayItem[];
   needData: FailureRow[];
+  needFile: FailureRow[];
 } {
   const items: ReplayItem[] = [];
   const needData: FailureRow[] = [];
+  const needFile: FailureRow[] = [];
   for (const f of failures) {
+    if (f.stage === FILE_FAILURE_STAGE) {
+      needFile.push(f);
+      continue;
+    }
     const record = f.payload?.record;
     if (!isRecord(record)) {
       needData.push(f);
@@ -69,7 +76,7 @@ export function retryableFailures(failures: readonly FailureRow[]): {
       origin: { ...(f.file ? { file: f.file } : {}), ...(f.line ? { line: f.line } : {}) },
     });
   }
-  return { items, needData };
+  return { items, needData, needFile };
 }
 
 /** Records of the record map as replay items (their origin is no longer known). */

@@ -3,11 +3,13 @@ import type { SourceConfig } from '../config/schema.js';
 import { messageOf } from '../domain/errors.js';
 import type { RecordKind } from '../domain/records.js';
 import type { SourceFactory } from '../sources/create-source.js';
+import { describeSource } from '../sources/describe-source.js';
 import type { Source } from '../sources/source.js';
 import type { PassScope, ProgressEvent } from './pass-scope.js';
 import type { SyncApi, SyncState } from './ports.js';
 import { replaySource, retryableFailures, storedItems } from './replay-source.js';
-import { runSync, type SourceSummary } from './run-sync.js';
+import { runSync, type SourceSummary, summaryOfStoppedPass } from './run-sync.js';
+import { settleUnreadFiles, type UnreadFilesProps } from './unread-files.js';
 
 export interface SyncServiceProps {
   sources: readonly SourceConfig[];
@@ -28,6 +30,19 @@ export interface SyncServiceProps {
   clock?: PassScope['clock'];
   concurrency?: number;
   onProgress?: (event: ProgressEvent) => void;
+}
+
+/** What a retry of failures did, and what it could not retry. */
+export interface FailureRetry {
+  /** The pass that synced the stored payloads again; null when there was none to send. */
+  summary: SourceSummary | null;
+  /** Rows refused by validation: they need corrected data, dropped again. */
+  needData: number;
+  /**
+   * Files that could not be read at all (stage `file`): retried by fixing the file (or the source's
+   * `files` / `format` / `columns`) and dropping it again. `setAside`: where it waits (`rejected/<name>`).
+   */
+  rejectedFiles: Array<{ file: string; setAside: string | null; reason: string }>;
 }
 
 /** The use cases a job or a command runs (what the worker's processor and the metrics wrap). */
@@ -80,19 +95,23 @@ export class SyncService {
     return summaries;
   }
 
-  /** Syncs the source's failed records (or only the failures `only.ids`) again from their stored payload. */
-  async retryFailures(
-    sourceId: string,
-    only?: { ids: readonly string[] },
-  ): Promise<{ summary: SourceSummary | null; needData: number }> {
+  /**
+   * Syncs the source's failed records (or only the failures `only.ids`) again from their stored
+   * payload. Rows refused by validation (`needData`) and files that could not be read at all
+   * (`rejectedFiles`) have nothing to send again: they are counted and named, for the caller to say
+   * what fixes them.
+   */
+  async retryFailures(sourceId: string, only?: { ids: readonly string[] }): Promise<FailureRetry> {
     const config = this.configOf(sourceId);
     const api = await this.#apiOf(config);
     const open = await this.props.state.failures.open({ sourceId, ...(only ? { ids: only.ids } : {}) });
-    const { items, needData } = retryableFailures(open);
-    if (items.length === 0) return { summary: null, needData: needData.length };
+    const { items, needData, needFile } = retryableFailures(open);
+    const rejectedFiles = needFile.map((f) => ({ file: f.sourceKey, setAside: f.file, reason: f.message }));
+    if (items.length === 0) return { summary: null, needData: needData.length, rejectedFiles };
     return {
       summary: await this.#run(config, api, replaySource(sourceId, 'failure retry', items), 'retry'),
       needData: needData.length,
+      rejectedFiles,
     };
   }
 
@@ -166,18 +185,48 @@ export class SyncService {
     return this.props.around ? this.props.around(config, pass) : pass();
   }
 
-  #pass(config: SourceConfig, api: SyncApi, source: Source, trigger: string, dryRun: boolean) {
-    return runSync({
-      source,
-      connectionId: config.connectionId ?? config.id,
-      api,
+  /**
+   * One pass, then what it did with whole files: the files it could not read kept with its run and
+   * recorded as file-level failures, those of the files it read resolved (see `unread-files.ts`).
+   */
+  async #pass(
+    config: SourceConfig,
+    api: SyncApi,
+    source: Source,
+    trigger: string,
+    dryRun: boolean,
+  ): Promise<SourceSummary> {
+    const started: string[] = [];
+    const { onProgress } = this.props;
+    const files: UnreadFilesProps = {
       state: this.props.state,
       logger: this.props.logger,
-      trigger,
-      dryRun,
-      ...(this.props.concurrency ? { concurrency: this.props.concurrency } : {}),
-      ...(this.props.clock ? { clock: this.props.clock } : {}),
-      ...(this.props.onProgress ? { onProgress: this.props.onProgress } : {}),
-    });
+      unreadUnit: describeSource(config).unreadUnit,
+    };
+    let summary: SourceSummary;
+    try {
+      summary = await runSync({
+        source,
+        connectionId: config.connectionId ?? config.id,
+        api,
+        state: this.props.state,
+        logger: this.props.logger,
+        trigger,
+        dryRun,
+        ...(this.props.concurrency ? { concurrency: this.props.concurrency } : {}),
+        ...(this.props.clock ? { clock: this.props.clock } : {}),
+        onProgress: (event) => {
+          if (event.type === 'unit') started.push(event.name);
+          onProgress?.(event);
+        },
+      });
+    } catch (error) {
+      // The files it set aside before it stopped are named all the same.
+      const stopped = dryRun ? undefined : summaryOfStoppedPass(error);
+      if (stopped) await settleUnreadFiles(files, stopped, null);
+      throw error;
+    }
+    if (!dryRun) await settleUnreadFiles(files, summary, started);
+    return summary;
   }
 }

@@ -137,7 +137,9 @@ describe('real billing exports, synced with configuration alone', () => {
 
   it('when an export is synced with --dry-run, then its first rows are shown as the configuration reads them, before the plan, and nothing moves', async () => {
     const folder = join(FIXTURES, 'datev-erp');
-    const env = syncEnv(sandbox, 'postgres');
+    // A sandbox of its own: the DATEV case below syncs the same keys into the shared one.
+    const own = await startTestSandbox({ rateLimit: { quota: 100_000, windowSeconds: 60 } });
+    const env = syncEnv(own, 'postgres');
     try {
       const source = parseYaml(readFileSync(join(folder, 'source.yaml'), 'utf8')) as Record<string, unknown>;
       mkdirSync(env.dropDir, { recursive: true });
@@ -164,12 +166,15 @@ describe('real billing exports, synced with configuration alone', () => {
       expect(readdirSync(env.dropDir).sort()).toEqual(['Kunden.csv', 'Rechnungen.csv']);
     } finally {
       await env.cleanup();
+      await own.close();
     }
   });
 
   it('when rows of an export hold values its format cannot read, then each fails naming its line, the column as the file writes it, the value and the expected form, and the others sync', async () => {
     const folder = join(FIXTURES, 'datev-erp');
-    const env = syncEnv(sandbox, 'postgres');
+    // A sandbox of its own: the DATEV case below syncs the same keys into the shared one.
+    const own = await startTestSandbox({ rateLimit: { quota: 100_000, windowSeconds: 60 } });
+    const env = syncEnv(own, 'postgres');
     try {
       const source = parseYaml(readFileSync(join(folder, 'source.yaml'), 'utf8')) as Record<string, unknown>;
       mkdirSync(env.dropDir, { recursive: true });
@@ -198,6 +203,7 @@ describe('real billing exports, synced with configuration alone', () => {
       expect(result.stdout).toMatch(/invoices\s+created 2, updated 0, unchanged 0, failed 2/);
     } finally {
       await env.cleanup();
+      await own.close();
     }
   });
 

@@ -185,6 +185,38 @@ describe('doctor', () => {
     });
   });
 
+  it("when the drop folder holds a file no kind takes, then the source check warns naming it, with each kind's configured format, and the exit code stays 0", async () => {
+    const german = syncEnv(
+      sandbox,
+      'postgres',
+      [
+        '    files: { accounts: "Kunden*.csv" }',
+        '    format: { encoding: windows-1252, delimiter: ";", decimalSeparator: ",", thousandsSeparator: ".", dateFormat: dd.MM.yyyy }',
+        '    columns: { accounts: { sourceId: Kundennummer, fullName: Name, currencyCode: { value: EUR } } }',
+        '',
+      ].join('\n'),
+    );
+    try {
+      mkdirSync(german.dropDir, { recursive: true });
+      writeFileSync(join(german.dropDir, 'Kunden-2026.csv'), 'Kundennummer;Name\n');
+      writeFileSync(join(german.dropDir, 'Rechnungen-2026.csv'), 'Rechnungsnummer;Brutto\n');
+      const result = await doctor({}, ['--source', 'erp-csv'], german);
+      expect(result.code, result.stderr).toBe(0);
+      const check = result.check('source erp-csv');
+      expect(check?.status).toBe('warn');
+      expect(check?.detail).toContain(
+        '1 file of the drop folder matches no kind (files:) and is left where it is: Rechnungen-2026.csv (add a pattern under files:, or move it)',
+      );
+      expect(check?.detail).toContain(
+        'accounts "Kunden*.csv": windows-1252, delimiter ";", decimal ",", thousands ".", dates dd.MM.yyyy, header on line 1; columns set',
+      );
+      expect(check?.detail).toContain('invoices "invoices*.csv": windows-1252, delimiter ";"');
+      expect(result.stderr).toMatch(/^warn {2}source erp-csv/m);
+    } finally {
+      await german.cleanup();
+    }
+  });
+
   it('when a schedule is not a cron expression, then doctor fails it as the worker would (which refuses to start), and a valid one passes', async () => {
     const scheduled = syncEnv(sandbox, 'postgres', '    schedule: "every 5 minutes"\n');
     try {

@@ -6,6 +6,7 @@ import { failureTable, recordHref } from './failure-list.js';
 import { badge, duration, KIND_LABEL, runBadge, utc, when } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { type PageOf, pager } from './pager.js';
+import { rejectedFilesSection } from './rejected-files.js';
 
 export type OutcomeFilter = 'created' | 'updated' | 'failed' | undefined;
 
@@ -51,6 +52,7 @@ export function runPage(p: RunPageProps): SafeHtml {
       html`<tr data-kind="${key}"><td>${label}</td><td class="num" data-field="created">${run.counts[key].created}</td><td class="num" data-field="updated">${run.counts[key].updated}</td><td class="num">${run.counts[key].unchanged}</td><td class="num${run.counts[key].failed > 0 ? ' bad' : ''}" data-field="failed">${run.counts[key].failed}</td></tr>`,
   )}</tbody></table>
 </section>
+${rejectedFilesSection(run)}
 <section id="run-records">
   <h2>Records it touched <span class="count">${p.recordsPage.total}</span></h2>
   <p class="filters small">${(['all', 'created', 'updated', 'failed'] as const).map((o) => {

@@ -12,6 +12,7 @@ import { badge, duration, KIND_LABEL, runBadge, utc, when } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { type PageOf, pager } from './pager.js';
 import { type ReconciliationCardProps, reconciliationCard } from './reconciliation-view.js';
+import { rejectedFilesNote } from './rejected-files.js';
 import { settingFacts } from './setting-facts.js';
 
 export interface SourcePageProps {
@@ -135,7 +136,7 @@ export function runsTable(runs: readonly RunView[], now: Date): SafeHtml {
   return html`<table class="runs"><thead><tr><th>#</th><th>trigger</th><th>status</th><th>started</th><th>took</th><th class="num">created</th><th class="num">updated</th><th class="num">unchanged</th><th class="num">failed</th><th>error</th></tr></thead>
 <tbody>${runs.map(
     (r) =>
-      html`<tr data-run="${r.id}"><td><a href="/runs/${r.id}">${r.id}</a></td><td>${r.trigger}${r.dryRun ? ' (dry run)' : ''}</td><td>${runBadge(r)}</td><td>${when(r.startedAt, now)}</td><td>${duration(r.durationMs)}</td><td class="num">${r.totals.created}</td><td class="num">${r.totals.updated}</td><td class="num">${r.totals.unchanged}</td><td class="num${r.totals.failed > 0 ? ' bad' : ''}">${r.totals.failed}</td><td class="error">${r.error ?? ''}</td></tr>`,
+      html`<tr data-run="${r.id}"><td><a href="/runs/${r.id}">${r.id}</a></td><td>${r.trigger}${r.dryRun ? ' (dry run)' : ''}</td><td>${runBadge(r)}</td><td>${when(r.startedAt, now)}</td><td>${duration(r.durationMs)}</td><td class="num">${r.totals.created}</td><td class="num">${r.totals.updated}</td><td class="num">${r.totals.unchanged}</td><td class="num${r.totals.failed > 0 ? ' bad' : ''}">${r.totals.failed}</td><td class="error">${r.error ?? ''}${rejectedFilesNote(r)}</td></tr>`,
   )}</tbody></table>`;
 }
 

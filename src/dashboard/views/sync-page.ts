@@ -3,6 +3,7 @@ import type { DashboardStatus, FailureView, KindCounts, QueueView, RunView, Sour
 import { groupedSources } from './connection-groups.js';
 import { badge, duration, KIND_LABEL, prettyJson, runBadge, utc, when } from './format.js';
 import { type HtmlValue, html, type SafeHtml } from './html.js';
+import { rejectedFilesNote } from './rejected-files.js';
 
 export interface SyncPageProps {
   status: DashboardStatus;
@@ -161,7 +162,7 @@ function runsTable(runs: readonly RunView[], now: Date): SafeHtml {
   return html`<table class="runs"><thead><tr><th>#</th><th>source</th><th>trigger</th><th>status</th><th>started</th><th>took</th><th class="num">created</th><th class="num">updated</th><th class="num">unchanged</th><th class="num">failed</th><th>error</th></tr></thead>
 <tbody>${runs.map(
     (r) =>
-      html`<tr data-run="${r.id}" title="${perKind(r)}"><td><a href="/runs/${r.id}">${r.id}</a></td><td><a href="/sources/${encodeURIComponent(r.sourceId)}">${r.sourceId}</a></td><td>${r.trigger}${r.dryRun ? ' (dry run)' : ''}</td><td>${runBadge(r)}</td><td>${when(r.startedAt, now)}</td><td>${duration(r.durationMs)}</td>${cell(r.totals.created, 'created')}${cell(r.totals.updated, 'updated')}${cell(r.totals.unchanged, 'unchanged')}${cell(r.totals.failed, 'failed')}<td class="error">${r.error ?? ''}</td></tr>`,
+      html`<tr data-run="${r.id}" title="${perKind(r)}"><td><a href="/runs/${r.id}">${r.id}</a></td><td><a href="/sources/${encodeURIComponent(r.sourceId)}">${r.sourceId}</a></td><td>${r.trigger}${r.dryRun ? ' (dry run)' : ''}</td><td>${runBadge(r)}</td><td>${when(r.startedAt, now)}</td><td>${duration(r.durationMs)}</td>${cell(r.totals.created, 'created')}${cell(r.totals.updated, 'updated')}${cell(r.totals.unchanged, 'unchanged')}${cell(r.totals.failed, 'failed')}<td class="error">${r.error ?? ''}${rejectedFilesNote(r)}</td></tr>`,
   )}</tbody></table>`;
 }
 

@@ -1,11 +1,15 @@
-import { resolve } from 'node:path';
 import type { SourceConfig } from '../../config/schema.js';
+import { KIND_OF_STREAM } from '../../records/columns.js';
 import type { SettingPiece, SourceDescription } from '../source-description.js';
-import { dropFolderCheck } from './drop-folder-check.js';
+import { REJECTED_DIR } from './drop-folder.js';
+import { csvSourceCheck } from './drop-folder-check.js';
+import { fileKinds } from './file-selection.js';
+import { kindFacts } from './kind-settings.js';
 
 /** A drop folder source: it keeps no cursor (each file is tracked by its checksum) and lists its files. */
 export function csvDescription(config: Extract<SourceConfig, { type: 'csv' }>): SourceDescription {
   const mapping = Object.entries(config.mapping);
+  const kindOf = fileKinds(config.files);
   return {
     noCursors: {
       status: 'none (a drop folder keeps no cursor)',
@@ -38,7 +42,13 @@ export function csvDescription(config: Extract<SourceConfig, { type: 'csv' }>): 
             },
           ]
         : []),
+      // Which files hold which kind, how they are written, where their columns are.
+      ...kindFacts(config),
     ],
-    check: () => dropFolderCheck(resolve(config.dropDir)),
+    check: () => csvSourceCheck(config),
+    unreadUnit: (name) => {
+      const stream = kindOf(name);
+      return stream === null ? null : { kind: KIND_OF_STREAM[stream], file: `${REJECTED_DIR}/${name}` };
+    },
   };
 }

@@ -1,11 +1,45 @@
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { access, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import type { SourceConfig } from '../../config/schema.js';
 import { systemClock } from '../../domain/clock.js';
 import { messageOf } from '../../domain/errors.js';
-import { checkFailed, checkOk, type SourceCheckResult } from '../source-description.js';
+import { printable } from '../../logging/printable-text.js';
+import { checkFailed, checkOk, checkWarned, type SourceCheckResult } from '../source-description.js';
 import { DropFolder } from './drop-folder.js';
+import { fileKinds, ignoredDropFiles } from './file-selection.js';
+import { kindLines } from './kind-settings.js';
+
+/**
+ * `doctor`'s check of a CSV source: its drop folder (`dropFolderCheck`), then the files waiting in
+ * it that no kind takes (their names match no pattern of `files:`): a warning naming them, as a
+ * pass leaves them where they are. The detail says what each kind expects (its patterns, its
+ * format with the defaults filled in, whether `columns` and `rows` set it), so a file rejected or
+ * ignored can be checked against it.
+ */
+export async function csvSourceCheck(
+  config: Extract<SourceConfig, { type: 'csv' }>,
+): Promise<SourceCheckResult> {
+  const dir = resolve(config.dropDir);
+  const folder = await dropFolderCheck(dir);
+  if (folder.status === 'fail') return folder;
+  const kinds = `; kinds: ${kindLines(config).join('; ')}`;
+  let names: string[];
+  try {
+    names = await new DropFolder(dir, systemClock).listRootFiles();
+  } catch (error) {
+    return checkFailed(`the drop folder ${dir} cannot be listed: ${messageOf(error)}`);
+  }
+  const ignored = ignoredDropFiles(names, fileKinds(config.files));
+  if (ignored.length === 0) return checkOk(`${folder.detail}${kinds}`);
+  return checkWarned(
+    `${ignored.length} file${ignored.length === 1 ? '' : 's'} of the drop folder match${ignored.length === 1 ? 'es' : ''} no kind ` +
+      `(files:) and ${ignored.length === 1 ? 'is' : 'are'} left where ${ignored.length === 1 ? 'it is' : 'they are'}: ` +
+      `${ignored.map(printable).join(', ')} (add a pattern under files:, or move ${ignored.length === 1 ? 'it' : 'them'}); ` +
+      `${folder.detail}${kinds}`,
+  );
+}
 
 /**
  * `doctor`'s check of a drop folder, writing nothing it keeps: it exists, is readable, a file can

@@ -11,5 +11,7 @@ export function moduleDescription(config: Extract<SourceConfig, { type: 'module'
     columnMapping: {},
     settings: [{ label: 'Module', value: [{ code: config.module }] }],
     check: (context) => moduleLoadCheck(config, context),
+    // The module's units are its own: nothing is set aside for a user to drop again.
+    unreadUnit: () => null,
   };
 }

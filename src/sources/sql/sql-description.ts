@@ -33,5 +33,7 @@ export function sqlDescription(config: SqlSourceConfig): SourceDescription {
       },
     ],
     check: (context) => sqlQueryCheck(config, context),
+    // A stream that could not be read keeps its cursor: the next pass reads it again.
+    unreadUnit: () => null,
   };
 }

@@ -100,7 +100,7 @@ describe('dashboard metrics and bull-board (real Redis)', () => {
           skipped: [],
         },
       ],
-      retryFailures: async () => ({ summary: null, needData: 0 }),
+      retryFailures: async () => ({ summary: null, needData: 0, rejectedFiles: [] }),
       resyncRecord: async () => Promise.reject(new Error('API down')),
       recoverInterrupted: async () => [],
       hasRecord: async () => true,

@@ -54,7 +54,7 @@ describe('worker queues: deduplication, the source lock, retries', () => {
     },
     retryFailures: async (sourceId) => {
       calls.push(`retry ${sourceId}`);
-      return { summary: null, needData: 0 };
+      return { summary: null, needData: 0, rejectedFiles: [] };
     },
     resyncRecord: async () => {
       throw new Error('not used');

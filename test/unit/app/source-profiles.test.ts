@@ -28,13 +28,17 @@ describe('what each source type shows outside sources/', () => {
     expect(profileOf('unknown')).toEqual({ configuredStreams: [], noCursors: 'none yet' });
   });
 
-  it('when the dashboard asks, then only a drop folder source has files, and its settings render as the source page always showed them', () => {
+  it('when the dashboard asks, then only a drop folder source has files, and its settings render with the files and format of its kinds', () => {
     const csvProfile = dashboardProfileOf(csv);
     expect(csvProfile.dropDir).toBe('/srv/drop');
     expect(csvProfile.noCursors).toBe('none (files are tracked by checksum)');
     expect(settingFacts(csvProfile.settings).value).toBe(
       '<dt>Drop folder</dt><dd><code>/srv/drop</code> <span class="muted small">(files stable for 5 s; unknown columns are a warning)</span></dd>\n' +
-        '<dt>Mapping</dt><dd><code>Kunde</code> → <code>fullName</code> </dd>',
+        '<dt>Mapping</dt><dd><code>Kunde</code> → <code>fullName</code> </dd>\n' +
+        '<dt>Files</dt><dd><code>accounts</code>: <code>accounts*.csv</code> <span class="muted small">(default)</span> · ' +
+        '<code>invoices</code>: <code>invoices*.csv</code> <span class="muted small">(default)</span> · ' +
+        '<code>creditNotes</code>: <code>credit-notes*.csv</code> <span class="muted small">(default)</span></dd>\n' +
+        '<dt>Format</dt><dd>utf-8, delimiter &quot;,&quot;, decimal &quot;.&quot;, thousands none, dates yyyy-MM-dd, header on line 1 <span class="muted small">(every kind)</span></dd>',
     );
 
     const sqlProfile = dashboardProfileOf(sql);

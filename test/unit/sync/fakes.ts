@@ -547,8 +547,10 @@ export class FakeState implements SyncState {
       this.#call('failures.resolve', () => {
         for (const key of keys) {
           const id = `${sourceId}\u0000${kind}\u0000${key}`;
-          if (options.sparing === undefined || this.failureRows.get(id)?.stage !== options.sparing)
-            this.failureRows.delete(id);
+          const stage = this.failureRows.get(id)?.stage;
+          if (options.sparing !== undefined && stage === options.sparing) continue;
+          if (options.only !== undefined && stage !== options.only) continue;
+          this.failureRows.delete(id);
         }
       }),
     open: (filter = {}) =>
@@ -575,6 +577,11 @@ export class FakeState implements SyncState {
         const run = this.runRows.find((r) => r.id === id)!;
         run.status = status;
         run.counts = counts;
+      }),
+    addToCounts: (id, facts) =>
+      this.#call('runs.addToCounts', () => {
+        const run = this.runRows.find((r) => r.id === id)!;
+        run.counts = { ...(run.counts as Record<string, unknown>), ...facts };
       }),
   };
 
