@@ -1,8 +1,7 @@
 import type { CsvSnapshotSettings } from '../../config/csv-source-schema.js';
-import type { RecordOrigin, RowProblem, SourceRecord, Stream } from '../../domain/records.js';
+import type { RecordOrigin, RowProblem, Stream } from '../../domain/records.js';
 import { KIND_OF_STREAM } from '../../records/columns.js';
 import { resolvePdf } from '../../records/pdf-file.js';
-import { RECORD_BUILDERS, type RowIssue, type RowView } from '../../records/record-builders.js';
 import type { DownstreamFailure, SourceBatch, SourceUnit, UnitOutcome, UnitSnapshot } from '../source.js';
 import { dataFields, type ResolvedHeader } from './columns.js';
 import { CsvParseFailure, type CsvRow, readCsvRows } from './csv-rows.js';
@@ -19,9 +18,9 @@ import {
 } from './file-settlement.js';
 import { FirstSeenIndex } from './first-seen-index.js';
 import { MojibakeWatch } from './mojibake.js';
+import { type CheckedRow, checkRow, type RowToCheck, rawRecord, refusalEntry } from './row-check.js';
 import { isBlank, RowFields } from './row-fields.js';
 import { RowShaper } from './row-shaper.js';
-import { ShapedRow } from './shaped-row.js';
 
 export interface CsvFileUnitProps {
   ctx: DropContext;
@@ -41,25 +40,6 @@ export interface CsvFileUnitProps {
 }
 
 type State = 'new' | 'reading' | 'drained' | 'settled';
-
-/** A data row to check: its kind and values (a shaped file's row, or a contract row as it is). */
-interface RowToCheck {
-  kind: Stream;
-  view: RowView;
-  line: number;
-  fields: readonly string[];
-  /** Problems found over several rows (a grouped document's). */
-  issues?: RowIssue[];
-}
-
-interface CheckedRow {
-  record: SourceRecord | null;
-  issues: RowIssue[];
-  sourceId: string;
-  duplicate: boolean;
-  /** The `file` column as written; '' when empty (or an accounts file). */
-  pdfText: string;
-}
 
 /**
  * One claimed CSV file as a unit of work: `batches()` streams its rows as validated records and
@@ -326,30 +306,12 @@ export class CsvFileUnit implements SourceUnit {
 
   /** Everything that needs no file system: field count, values, duplicate sourceId. */
   #check(row: RowToCheck): CheckedRow {
-    const { header } = this.#props;
-    const built = RECORD_BUILDERS[row.kind](row.view);
-    // The builder's own array, made for this row: the issues found here join it.
-    const issues: RowIssue[] = built.issues;
-    if (row.issues) issues.push(...row.issues);
-    if (row.fields.length !== header.cells.length) {
-      const reason = `the row has ${row.fields.length} fields but the header has ${header.cells.length}`;
-      issues.unshift({ column: '', reason });
-    }
-    const sourceId = row.view.get('sourceId');
-    // Keys are per kind: an invoice and a credit note (or an account) may share one.
-    const key = row.kind === this.stream ? sourceId : `${row.kind}\u0000${sourceId}`;
-    const first = sourceId === '' ? undefined : this.#firstLineOf.firstSeen(key, row.line);
-    if (first !== undefined) {
-      const together = this.#props.reading?.shape?.group
-        ? ': the rows of one document must follow each other (sort the export by it)'
-        : '';
-      issues.push({
-        column: 'sourceId',
-        reason: `duplicate sourceId in this file (first on line ${first})${together}`,
-      });
-    }
-    const pdfText = row.kind === 'accounts' ? '' : row.view.get('file');
-    return { record: built.record, issues, sourceId, duplicate: first !== undefined, pdfText };
+    return checkRow(row, {
+      header: this.#props.header,
+      stream: this.stream,
+      firstLineOf: this.#firstLineOf,
+      grouped: this.#props.reading?.shape?.group != null,
+    });
   }
 
   #settle(
@@ -366,16 +328,7 @@ export class CsvFileUnit implements SourceUnit {
       batch.records.push({ record, origin });
       return undefined;
     }
-    // Columns as the file names them (`Brutto (totalAmount)`) when the configuration renamed them.
-    const named = nameColumns(issues, row.view);
-    const entry = {
-      line: row.line,
-      column: named.map((issue) => issue.column).join('; '),
-      sourceId: checked.sourceId,
-      reason: named.length === 1 ? named[0]!.reason : named.map(describeIssue).join('; '),
-      fields: [...row.fields],
-      kind: row.kind,
-    };
+    const entry = refusalEntry(row, checked);
     // The valid first row owns the sourceId: a duplicate is keyed by its line, not to shadow it.
     return this.#refuse(batch, entry, checked.duplicate);
   }
@@ -399,22 +352,4 @@ export class CsvFileUnit implements SourceUnit {
     batch.rejected.push(problem);
     await this.#spool.add(entry);
   }
-}
-
-const nameColumns = (issues: readonly RowIssue[], view: RowView): RowIssue[] =>
-  view instanceof ShapedRow
-    ? issues.map((issue) => ({ column: view.columnName(issue.column), reason: issue.reason }))
-    : (issues as RowIssue[]);
-
-const describeIssue = (issue: RowIssue): string =>
-  issue.column === '' ? issue.reason : `${issue.column}: ${issue.reason}`;
-
-/** The row under the file's own header names (`#7` for a field beyond the header or unnamed). */
-function rawRecord(cells: readonly string[], fields: readonly string[]): Record<string, string> {
-  const raw: Record<string, string> = {};
-  for (const [i, value] of fields.entries()) {
-    const name = cells[i];
-    raw[name === undefined || name === '' ? `#${i + 1}` : name] = value;
-  }
-  return raw;
 }
