@@ -10,7 +10,7 @@ import { z } from 'zod';
  *   sources:
  *     - id: billing-db
  *       type: sql
- *       urlEnv: BILLING_DATABASE_URL
+ *       urlEnv: BILLING_DATABASE_URL   # postgres://, postgresql://, mysql:// or mariadb://
  *       lookbackSeconds: 300
  *       streams:
  *         accounts:
@@ -26,6 +26,16 @@ export const SQL_COLUMN_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const column = z
   .string()
   .regex(SQL_COLUMN_RE, 'a column name: letters, digits and "_", not starting with a digit');
+
+/** Whether `Intl` knows the zone (`Europe/Paris`, `UTC`). */
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const streamFields = {
   /**
@@ -70,10 +80,20 @@ export const SQL_SOURCE_FIELDS = {
   lookbackSeconds: z.number().int().min(0).default(300),
   /** Read every row on every pass (the cursor is still stored, for `status`). */
   fullRefresh: z.boolean().default(false),
-  /** `statement_timeout` of every query, in milliseconds (0 = none). */
+  /**
+   * The time limit of every query, in milliseconds (0 = none): Postgres `statement_timeout`, MySQL
+   * `max_execution_time`, MariaDB `max_statement_time`.
+   */
   statementTimeoutMs: z.number().int().min(0).default(60_000),
   /** Rows per query (keyset page); bounds memory. */
   batchSize: z.number().int().min(1).max(50_000).default(1000),
+  /**
+   * Where the zone-less timestamps the queries return are (Postgres `timestamp`, MySQL `DATETIME`):
+   * an IANA zone like `Europe/Paris`. It gives their `updatedAt` (the cursor's time when there is
+   * no updatedAt column); the cursor itself is compared as the database printed it. Timestamps with
+   * a zone (Postgres `timestamptz`, MySQL/MariaDB `TIMESTAMP`, read in UTC) do not need it.
+   */
+  timeZone: z.string().refine(isTimeZone, 'an IANA time zone, like UTC or Europe/Paris').default('UTC'),
   /** Folder of the PDFs named by a `file` column (relative paths under it); without it `file` must be empty. */
   filesDir: z.string().min(1).optional(),
 };

@@ -1,6 +1,7 @@
-/** The SQL source: its factory, its settings schema, and the errors it can throw. */
+/** The SQL source: its factory, its settings schema, the dialects it reads, and the errors it can throw. */
+export { dialectForUrl, SQL_DIALECTS } from './dialects.js';
 export { SqlSourceError, type SqlSourceErrorCode } from './errors.js';
-export { type ConnectPg, connectPg, type PgSession } from './pg-session.js';
+export type { ConnectSql, SessionOptions, SqlDialect, SqlResult, SqlSession } from './sql-dialect.js';
 export {
   parseSqlSettings,
   SQL_SOURCE_FIELDS,

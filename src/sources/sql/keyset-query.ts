@@ -2,7 +2,9 @@
  * The SQL of one keyset page over a stream's query. The user's query is wrapped as a subquery and
  * paged by its cursor columns `(ts, id)`, in that order, `limit` rows at a time: memory stays bounded
  * and no OFFSET is needed. Rows sharing a `ts` are ordered by `id`, so a page boundary in the middle
- * of them neither skips nor repeats one.
+ * of them neither skips nor repeats one. What differs between databases (quoting, parameters, the
+ * look-back arithmetic, the comparison form the planner can use an index for) is a `KeysetSyntax`
+ * the dialect gives.
  */
 
 /** Where a page starts. */
@@ -14,47 +16,60 @@ export type PagePosition =
   /** Strictly after a key: the next page of a pass (or the first one without a look-back). */
   | { kind: 'after'; key: CursorKey };
 
-/** A cursor key as Postgres prints it (text), passed back as text: no precision is lost. */
+/** A cursor key as the database printed it (text), passed back as text: no precision is lost. */
 export type CursorKey = readonly [ts: string, id: string];
 
-export interface PageQuery {
+/** A statement for a session: its text and the values of its parameters, in order. */
+export interface SqlStatement {
   text: string;
   values: unknown[];
 }
 
-const quote = (column: string) => `q."${column}"`;
+/** How one database spells the parts of a keyset page. */
+export interface KeysetSyntax {
+  /** A checked column name (letters, digits, `_`) of the wrapped query `q`, quoted. */
+  column(name: string): string;
+  /** What stands for `value` in the text: a placeholder (the value pushed on `values`) or a literal. */
+  bind(value: string | number, values: unknown[]): string;
+  /** `ts` at or after the cursor's time less the look-back (`cursorTs`, `seconds`: bound forms). */
+  since(ts: string, cursorTs: string, seconds: string): string;
+  /** `(ts, id)` strictly after the key `(a, b)` (bound forms). */
+  after(ts: string, id: string, a: string, b: string): string;
+}
 
 /**
- * Builds a page's statement. `cursorColumns` are checked names (letters, digits, `_`), quoted here.
+ * Builds a page's statement. `cursorColumns` are checked names, quoted by the syntax.
  *
  * @example
- *   pageQuery('select ... from billing.invoices', ['updated_at', 'id'], { kind: 'after', key }, 1000)
+ *   pageQuery(postgresKeyset, 'select ... from billing.invoices', ['updated_at', 'id'], { kind: 'after', key }, 1000)
  *   // select * from (\n select ... \n) as q where q."updated_at" is not null and q."id" is not null
  *   //   and (q."updated_at", q."id") > ($1, $2) order by q."updated_at", q."id" limit $3
  */
 export function pageQuery(
+  syntax: KeysetSyntax,
   query: string,
   cursorColumns: readonly [string, string],
   position: PagePosition,
   limit: number,
-): PageQuery {
-  const [ts, id] = cursorColumns.map(quote) as [string, string];
+): SqlStatement {
+  const ts = syntax.column(cursorColumns[0]);
+  const id = syntax.column(cursorColumns[1]);
   const inner = stripTrailingSemicolons(query);
   const conditions = [`${ts} is not null`, `${id} is not null`];
   const values: unknown[] = [];
   if (position.kind === 'since') {
     // The cursor's first column must be a date or timestamp for the look-back arithmetic.
-    values.push(position.ts, position.lookbackSeconds);
-    conditions.push(`${ts} >= $1::timestamptz - make_interval(secs => $2)`);
+    const cursorTs = syntax.bind(position.ts, values);
+    conditions.push(syntax.since(ts, cursorTs, syntax.bind(position.lookbackSeconds, values)));
   } else if (position.kind === 'after') {
-    values.push(position.key[0], position.key[1]);
-    conditions.push(`(${ts}, ${id}) > ($1, $2)`);
+    const a = syntax.bind(position.key[0], values);
+    conditions.push(syntax.after(ts, id, a, syntax.bind(position.key[1], values)));
   }
-  values.push(limit);
+  const limitText = syntax.bind(limit, values);
   // The newlines keep a trailing `-- comment` of the user's query from eating the closing parenthesis.
   const text =
     `select * from (\n${inner}\n) as q where ${conditions.join(' and ')} ` +
-    `order by ${ts}, ${id} limit $${values.length}`;
+    `order by ${ts}, ${id} limit ${limitText}`;
   return { text, values };
 }
 
@@ -62,6 +77,9 @@ export function pageQuery(
 export function probeQuery(query: string): string {
   return `select * from (\n${stripTrailingSemicolons(query)}\n) as q limit 0`;
 }
+
+/** `probeQuery` as a statement. */
+export const probeStatement = (query: string): SqlStatement => ({ text: probeQuery(query), values: [] });
 
 /** `select ...;` is natural to write but cannot be a subquery. */
 export function stripTrailingSemicolons(query: string): string {

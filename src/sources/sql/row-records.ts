@@ -11,7 +11,8 @@ import type { StreamSettings } from './sql-settings.js';
 /**
  * Turns the rows of a stream's query into records, with the CSV source's validators: the same
  * contract columns, the same reasons. Column names match the contract case-insensitively, since
- * Postgres folds unquoted aliases to lower case (`as sourceId` arrives as `sourceid`).
+ * Postgres folds unquoted aliases to lower case (`as sourceId` arrives as `sourceid`; MySQL keeps
+ * the case written).
  */
 
 /** Where each column the stream needs sits in the query's result. */
@@ -77,6 +78,8 @@ export interface RowConverterProps {
   columns: StreamColumns;
   /** The real path of `filesDir`, or null when the source has none (then `file` must be empty). */
   filesRealPath: string | null;
+  /** Where zone-less timestamps are (the source's `timeZone`; default UTC). */
+  timeZone?: string;
 }
 
 /** Converts one row; pure but for the PDF check of a non-empty `file` column. */
@@ -88,9 +91,12 @@ export async function convertRow(
   const raw = (column: string): unknown => {
     const field = columns.contract.get(column);
     if (column === 'updatedAt') {
-      if (field !== undefined) return typeof row[field] === 'string' ? isoTimestamp(row[field]) : row[field];
+      if (field !== undefined) {
+        const value = row[field];
+        return typeof value === 'string' ? isoTimestamp(value, props.timeZone) : value;
+      }
       // No updatedAt column: the cursor's timestamp is the record's last update when it is one.
-      const iso = isoTimestamp(textOf(row[columns.ts], column));
+      const iso = isoTimestamp(textOf(row[columns.ts], column), props.timeZone);
       return checkTimestamp(iso).ok ? iso : null;
     }
     return field === undefined ? null : row[field];

@@ -28,6 +28,7 @@ export interface SqlSourceConfigInput {
   statementTimeoutMs?: number | undefined;
   batchSize?: number | undefined;
   filesDir?: string | undefined;
+  timeZone?: string | undefined;
 }
 
 /** Validates and completes a SQL source's settings; every problem is listed in one error. */

@@ -5,8 +5,9 @@ import type { Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
 import type { CursorStore } from '../ports.js';
 import type { Source, SourceUnit } from '../source.js';
+import { dialectForUrl } from './dialects.js';
 import { SqlSourceError } from './errors.js';
-import { type ConnectPg, connectPg } from './pg-session.js';
+import type { ConnectSql } from './sql-dialect.js';
 import {
   configuredStreams,
   parseSqlSettings,
@@ -26,8 +27,8 @@ export interface SqlSourceProps {
   clock?: Clock;
   /** Overrides the configured `batchSize` (rows per page). */
   batchSize?: number;
-  /** Opens the pass's connection; tests and the bench may count or wrap it. */
-  connect?: ConnectPg;
+  /** Opens the pass's connection (default: the URL's dialect's); tests and the bench may count or wrap it. */
+  connect?: ConnectSql;
 }
 
 /** What the latest (or running) pass read, per stream. */
@@ -43,7 +44,8 @@ export interface SqlSource extends Source {
 }
 
 /**
- * A billing database as a source: one query per stream, read incrementally by a keyset cursor
+ * A billing database as a source (Postgres, MySQL or MariaDB, as the URL's scheme says): one query
+ * per stream, in that database's own dialect, read incrementally by a keyset cursor
  * `(updated_at, id)` from a little before where the last pass stopped (`lookbackSeconds`), in pages
  * of `batchSize` rows, over one dedicated read-only connection per pass.
  *
@@ -63,18 +65,22 @@ export function createSqlSource(props: SqlSourceProps): SqlSource {
     throw new SqlSourceError(
       'SQL_CONFIG_INVALID',
       `source "${config.id}": the environment variable ${config.urlEnv} (urlEnv) is not set; ` +
-        'it must hold the billing database URL, like postgres://reader@db.example:5432/billing',
+        'it must hold the billing database URL, like postgres://reader@db.example:5432/billing ' +
+        'or mysql://reader@db.example:3306/dolibarr',
     );
   }
+  // The scheme chooses the database; an unknown one is said now, not as a protocol error later.
+  const dialect = dialectForUrl(url, config.id);
   const clock = props.clock ?? systemClock;
-  const connect = props.connect ?? connectPg;
+  const connect = props.connect ?? dialect.connect;
   const log = props.logger.child({ source: config.id });
   let summary: SqlPassSummary = { streams: {} };
 
   async function* units(signal?: AbortSignal): AsyncGenerator<SourceUnit> {
     summary = { streams: {} };
     const filesRealPath = settings.filesDir ? await filesFolder(config.id, settings.filesDir) : null;
-    const session = await connect(url!, log);
+    const session = await connect(url!, { statementTimeoutMs: settings.statementTimeoutMs }, log);
+    log.debug({ server: session.server }, 'billing database connected');
     try {
       for (const [stream, streamSettings] of configuredStreams(settings)) {
         if (signal?.aborted) return;
@@ -87,6 +93,8 @@ export function createSqlSource(props: SqlSourceProps): SqlSource {
           statementTimeoutMs: settings.statementTimeoutMs,
           batchSize: props.batchSize ?? settings.batchSize,
           session,
+          keyset: dialect.keyset,
+          timeZone: settings.timeZone,
           cursors,
           filesRealPath,
           clock,

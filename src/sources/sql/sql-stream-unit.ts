@@ -1,14 +1,22 @@
 import type { Clock } from '../../domain/clock.js';
+import { messageOf } from '../../domain/errors.js';
 import type { Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
 import { textOf } from '../../records/typed-values.js';
 import type { CursorStore } from '../ports.js';
 import type { SourceBatch, SourceUnit } from '../source.js';
 import { SqlSourceError } from './errors.js';
-import { type CursorKey, type PagePosition, pageQuery, probeQuery } from './keyset-query.js';
-import type { PgSession } from './pg-session.js';
+import {
+  type CursorKey,
+  type KeysetSyntax,
+  type PagePosition,
+  pageQuery,
+  probeStatement,
+  type SqlStatement,
+} from './keyset-query.js';
 import { convertRow, resolveColumns, type StreamColumns } from './row-records.js';
 import { isTruthyFlag } from './row-values.js';
+import { SqlReadError, type SqlResult, type SqlSession } from './sql-dialect.js';
 import type { StreamSettings } from './sql-settings.js';
 import { keysetState, storedKey } from './stream-cursor.js';
 
@@ -42,10 +50,15 @@ export interface SqlStreamUnitProps {
   settings: StreamSettings;
   lookbackSeconds: number;
   fullRefresh: boolean;
+  /** For the timeout's message: the session applies it. */
   statementTimeoutMs: number;
   batchSize: number;
   /** The pass's dedicated connection (one per pass, shared by its units one after the other). */
-  session: PgSession;
+  session: SqlSession;
+  /** How the session's database spells a keyset page. */
+  keyset: KeysetSyntax;
+  /** Where zone-less timestamps are (the source's `timeZone`). */
+  timeZone: string;
   cursors: CursorStore;
   filesRealPath: string | null;
   clock: Clock;
@@ -54,11 +67,11 @@ export interface SqlStreamUnitProps {
 
 /**
  * One stream of a SQL source since its cursor, as a unit of work. `batches()` reads keyset pages, each
- * in its own short read-only transaction with a statement timeout: the engine may take hours to
- * sync a large stream through the API's rate limit, and a transaction held open that long would pin
- * the billing database's vacuum horizon. The keyset needs no snapshot to be exact, and the look-back
- * covers rows committed behind the cursor. `complete` stores the greatest key read; `abandon` and
- * `release` leave the cursor as it was.
+ * in its own short read-only transaction with a statement timeout (`SqlSession.read`): the engine
+ * may take hours to sync a large stream through the API's rate limit, and a transaction held open
+ * that long would pin the billing database's old row versions. The keyset needs no snapshot to be
+ * exact, and the look-back covers rows committed behind the cursor. `complete` stores the greatest
+ * key read; `abandon` and `release` leave the cursor as it was.
  */
 export class SqlStreamUnit implements SourceUnit {
   readonly name: string;
@@ -102,7 +115,8 @@ export class SqlStreamUnit implements SourceUnit {
     for (;;) {
       const result = await this.#page(position);
       const batch: SourceBatch = { records: [], rejected: [] };
-      const converter = { stream, settings, columns, filesRealPath: this.#props.filesRealPath };
+      const { filesRealPath, timeZone } = this.#props;
+      const converter = { stream, settings, columns, filesRealPath, timeZone };
       for (const row of result.rows) {
         const converted = await convertRow(converter, row);
         if (converted.type === 'record') {
@@ -186,7 +200,7 @@ export class SqlStreamUnit implements SourceUnit {
    */
   async #columns(): Promise<StreamColumns> {
     const { settings } = this.#props;
-    const probe = await this.#readOnly(() => this.#props.session.query(probeQuery(settings.query)));
+    const probe = await this.#read(probeStatement(settings.query));
     const resolution = resolveColumns(
       this.stream,
       probe.fields.map((f) => f.name),
@@ -200,36 +214,27 @@ export class SqlStreamUnit implements SourceUnit {
   }
 
   /** One keyset page. */
-  #page(position: PagePosition) {
-    const { settings, batchSize } = this.#props;
-    const query = pageQuery(settings.query, settings.cursorColumns, position, batchSize);
-    return this.#readOnly(() => this.#props.session.query(query.text, query.values));
+  #page(position: PagePosition): Promise<SqlResult> {
+    const { settings, batchSize, keyset } = this.#props;
+    return this.#read(pageQuery(keyset, settings.query, settings.cursorColumns, position, batchSize));
   }
 
   /** Runs a statement in its own short read-only transaction with the statement timeout. */
-  async #readOnly<T>(statement: () => Promise<T>): Promise<T> {
-    const { session, statementTimeoutMs } = this.#props;
+  async #read(statement: SqlStatement): Promise<SqlResult> {
     try {
-      await session.query(`begin transaction read only; set local statement_timeout = ${statementTimeoutMs}`);
-      const result = await statement();
-      await session.query('commit');
-      return result;
+      return await this.#props.session.read(statement);
     } catch (error) {
-      await session.query('rollback').catch(() => undefined);
-      const pgError = error as { code?: string; message?: string };
-      if (pgError.code === '57014') {
+      if (error instanceof SqlReadError && error.timedOut) {
         throw new SqlSourceError(
           'SQL_STATEMENT_TIMEOUT',
-          `${this.name}: the query ran longer than statementTimeoutMs (${statementTimeoutMs} ms); ` +
+          `${this.name}: the query ran longer than statementTimeoutMs (${this.#props.statementTimeoutMs} ms); ` +
             'index the cursor columns or raise the timeout',
           { cause: error },
         );
       }
-      throw new SqlSourceError(
-        'SQL_QUERY_FAILED',
-        `${this.name}: the query failed: ${pgError.message ?? String(error)}`,
-        { cause: error },
-      );
+      throw new SqlSourceError('SQL_QUERY_FAILED', `${this.name}: the query failed: ${messageOf(error)}`, {
+        cause: error,
+      });
     }
   }
 }

@@ -2,9 +2,10 @@ import type { CursorKey } from './keyset-query.js';
 
 /**
  * The state a SQL stream keeps between passes (opaque to the engine, in the spirit of Singer): the
- * greatest `(ts, id)` read, as Postgres printed them, under the names of the cursor columns.
+ * greatest `(ts, id)` read, as the database printed them, under the names of the cursor columns.
  *
  * @example { "kind": "keyset", "columns": ["updated_at", "id"], "values": ["2026-01-15 09:30:00.123456+00", "42"] }
+ * @example { "kind": "keyset", "columns": ["tms", "rowid"], "values": ["2026-01-15 09:30:00+00:00", "42"] } (a MySQL TIMESTAMP)
  */
 export type KeysetCursorState = {
   kind: 'keyset';

@@ -20,6 +20,21 @@ describe('SQL values as contract text', () => {
     expect(isoTimestamp('yesterday')).toBe('yesterday');
   });
 
+  it('when a timestamp is zone-less, then it is a wall-clock time of the timeZone setting; one with an offset is not', () => {
+    // A MySQL DATETIME, a Postgres `timestamp`.
+    expect(isoTimestamp('2026-01-15 09:30:00', 'Europe/Paris')).toBe('2026-01-15T08:30:00.000Z');
+    expect(isoTimestamp('2026-07-01 12:00:00.500000', 'Europe/Paris')).toBe('2026-07-01T10:00:00.500Z');
+    expect(isoTimestamp('2026-01-15 09:30:00', 'America/New_York')).toBe('2026-01-15T14:30:00.000Z');
+    // A MySQL/MariaDB TIMESTAMP is read in UTC and carries its offset: the setting does not move it.
+    expect(isoTimestamp('2026-01-15 09:30:00+00:00', 'Europe/Paris')).toBe('2026-01-15T09:30:00.000Z');
+    // The hour skipped in spring is read with the offset before the change, the one repeated in autumn after it.
+    expect(isoTimestamp('2026-03-29 02:30:00', 'Europe/Paris')).toBe('2026-03-29T01:30:00.000Z');
+    expect(isoTimestamp('2026-10-25 02:30:00', 'Europe/Paris')).toBe('2026-10-25T01:30:00.000Z');
+    // Not a time at all (MySQL's zero date, an impossible day): left for the validator to refuse.
+    expect(isoTimestamp('0000-00-00 00:00:00+00:00')).toBe('0000-00-00 00:00:00+00:00');
+    expect(isoTimestamp('2026-02-30 10:00:00')).toBe('2026-02-30 10:00:00');
+  });
+
   it('when values are typed, then they become the text the CSV validators check', () => {
     expect(textOf(['vip', 'north'], 'tags')).toBe('vip|north');
     expect(textOf(new Date('2026-03-04T23:30:00Z'), 'issuedDate')).toBe('2026-03-04');

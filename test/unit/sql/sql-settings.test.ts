@@ -14,6 +14,7 @@ describe('SQL source settings', () => {
       fullRefresh: false,
       statementTimeoutMs: 60_000,
       batchSize: 1000,
+      timeZone: 'UTC',
     });
   });
 
@@ -49,6 +50,7 @@ describe('SQL source settings', () => {
             invoices: { query: '', onDelete: 'unlink', cursorColumns: ['a;drop', 'id'] },
           },
           lookbackSeconds: -1,
+          timeZone: 'Paris',
         });
       } catch (e) {
         return e as SqlSourceError;
@@ -62,6 +64,7 @@ describe('SQL source settings', () => {
     expect(error?.message).toContain('streams.invoices.cursorColumns.0: a column name');
     expect(error?.message).toContain('streams.invoices: Unrecognized key: "onDelete"');
     expect(error?.message).toContain('lookbackSeconds: Too small');
+    expect(error?.message).toContain('timeZone: an IANA time zone, like UTC or Europe/Paris');
   });
 
   it('when no stream is configured, then the source is refused', () => {
