@@ -26,6 +26,13 @@ export const STREAM_OF: Readonly<Record<RecordKind, Stream>> = {
   creditNote: 'creditNotes',
 };
 
+/** The record kind of each stream: `STREAM_OF` read the other way. */
+export const KIND_OF_STREAM: Readonly<Record<Stream, RecordKind>> = {
+  accounts: 'account',
+  invoices: 'invoice',
+  creditNotes: 'creditNote',
+};
+
 /** Streams in the order a pass handles them: accounts before the documents that need them. */
 export const STREAM_ORDER: readonly Stream[] = ['accounts', 'invoices', 'creditNotes'];
 

@@ -1,4 +1,4 @@
-import type { RecordKind, Stream } from '../domain/records.js';
+import type { Stream } from '../domain/records.js';
 
 /**
  * The record contract's columns per kind, the same for every source: a CSV file's header, a SQL
@@ -53,11 +53,8 @@ export const CONTRACT_COLUMNS: Readonly<Record<Stream, readonly ColumnSpec[]>> =
   ],
 };
 
-export const KIND_OF_STREAM: Readonly<Record<Stream, RecordKind>> = {
-  accounts: 'account',
-  invoices: 'invoice',
-  creditNotes: 'creditNote',
-};
+/** The record kind of each stream (declared with the records, in domain/). */
+export { KIND_OF_STREAM } from '../domain/records.js';
 
 /**
  * Columns a source may give besides the contract's, from which a contract column is computed:

@@ -127,13 +127,23 @@ export interface Source {
   notices?(): SourceNotices;
 }
 
+/** A unit the source set aside unread, with why; where it put it and its kind when it knows. */
+export interface RefusedUnit {
+  unit: string;
+  reason: string;
+  /** The kind it was taken for. */
+  stream?: Stream;
+  /** Where it was put, relative to the source's folder (`rejected/invoices~2.csv`); null: left where it was. */
+  place?: string | null;
+}
+
 /** What a source reports of a pass beyond its units. */
 export interface SourceNotices {
   /**
    * Files set aside unread, with why (a CSV file rejected for its header, a link planted where its
    * report was to go): reported as the units a pass could not read.
    */
-  refused: ReadonlyArray<{ unit: string; reason: string }>;
+  refused: ReadonlyArray<RefusedUnit>;
   /** What the user should know about a file (a link planted in the drop folder, gone around). */
   warnings: ReadonlyArray<{ unit: string; warning: string }>;
   /** What the source saw and takes for nothing (drop files whose names match no kind): named. */

@@ -3,7 +3,7 @@ import { type Clock, systemClock } from '../domain/clock.js';
 import { errorCodeOf, errorKindOf, messageOf } from '../domain/errors.js';
 import type { AccountRecord, CreditNoteRecord, InvoiceRecord, RecordOrigin } from '../domain/records.js';
 import { unstorableFieldOf } from '../domain/text.js';
-import type { DownstreamFailure, Source, SourceBatch, SourceUnit } from '../sources/source.js';
+import type { DownstreamFailure, RefusedUnit, Source, SourceBatch, SourceUnit } from '../sources/source.js';
 import { syncAccounts } from './account-sync.js';
 import { syncDocuments } from './document-sync.js';
 import { recordFailure, recordRejected } from './failure-recorder.js';
@@ -46,7 +46,7 @@ export interface SourceSummary {
    */
   failures: Array<DownstreamFailure & { unit: string }>;
   /** Units (files) that could not be read at all. */
-  abandoned: Array<{ unit: string; reason: string }>;
+  abandoned: RefusedUnit[];
   /** What units said about themselves as a whole (a file's unknown columns). */
   warnings: Array<{ unit: string; warning: string }>;
   /** Units skipped because their content was synced before (a file dropped again as it was). */

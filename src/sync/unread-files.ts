@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { messageOf } from '../domain/errors.js';
-import type { RecordKind } from '../domain/records.js';
+import { KIND_OF_STREAM, type RecordKind } from '../domain/records.js';
 import { type FailureInput, FILE_FAILURE_STAGE, type RunRejectedFile } from '../domain/sync-state.js';
 import { storableCopy } from '../domain/text.js';
 import type { UnreadUnit } from '../sources/source-description.js';
@@ -33,8 +33,10 @@ export async function recordUnreadFiles(props: UnreadFilesProps, summary: Source
   const rejected: RunRejectedFile[] = summary.abandoned.map((a) => ({ file: a.unit, reason: a.reason }));
   await props.state.runs.addToCounts(runId, storableCopy({ rejectedFiles: rejected }));
   const inputs: FailureInput[] = [];
-  for (const { unit, reason } of summary.abandoned) {
-    const place = props.unreadUnit(unit);
+  for (const { unit, reason, stream, place: where } of summary.abandoned) {
+    // Where the source says it put the file, else where its description expects it.
+    const place =
+      stream === undefined ? props.unreadUnit(unit) : { kind: KIND_OF_STREAM[stream], file: where ?? unit };
     if (place === null) continue;
     inputs.push(
       storableCopy({

@@ -1,11 +1,11 @@
 import { realpath } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { SourceConfig } from '../../config/schema.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
 import type { DropFileLedger } from '../ports.js';
-import type { Source, SourceNotices, SourceUnit } from '../source.js';
+import type { RefusedUnit, Source, SourceNotices, SourceUnit } from '../source.js';
 import { assertValidMapping } from './columns.js';
 import { CsvFileUnit } from './csv-file-unit.js';
 import { DropFolder, PROCESSING_DIR } from './drop-folder.js';
@@ -50,7 +50,7 @@ export interface CsvPassSummary {
   /** Left in `.processing/` by a process that died; put back in the drop folder and taken again. */
   recovered: string[];
   /** Set aside without being handed out (the `rejected` ones, a name too long to work on), with why. */
-  refused: Array<{ unit: string; reason: string }>;
+  refused: RefusedUnit[];
   /** What the pass met on the way: entries planted in the drop folder, gone around. */
   warnings: Array<{ unit: string; warning: string }>;
   /** Files of the drop folder's root whose names match no kind (`files:`): left where they are. */
@@ -89,7 +89,7 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
   const stability = new StabilityTracker(config.stableSeconds);
   let summary = emptySummary();
   const notices: FileNotices = {
-    refused: (unit, reason) => summary.refused.push({ unit, reason }),
+    refused: (unit, reason, where) => summary.refused.push({ unit, reason, ...where }),
     warn: (unit, warning) => summary.warnings.push({ unit, warning }),
   };
   const ctx: DropContext = { sourceId: config.id, dryRun, folder, ledger, clock, log, notices };
@@ -123,9 +123,10 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     const resolution = await readability({ folder, dryRun, config }, { name, path, stream }, inspection);
     if (!resolution.ok) {
       summary.rejected.push(name);
-      notices.refused(name, resolution.reason);
       if (dryRun) log.warn({ file: name, reason: resolution.reason }, 'file would be rejected');
-      else await rejectFile(ctx, file, resolution.reason);
+      // Where it went (`rejected/<name>`, or the next free name when that one was taken).
+      const place = dryRun ? null : relative(folder.root, await rejectFile(ctx, file, resolution.reason));
+      notices.refused(name, resolution.reason, { stream, place });
       return null;
     }
     for (const warning of resolution.header.warnings) log.warn({ file: name, warning }, warning);
@@ -175,7 +176,8 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === undefined || !NAME_ERRNOS.has(code)) return false;
     const reason = `the source cannot work on this file by its name (${code}): give it a shorter name (a shorter drop folder path helps too); it was left where it is`;
-    notices.refused(name, reason);
+    const stream = kindOf(name);
+    notices.refused(name, reason, stream === null ? undefined : { stream, place: null });
     log.warn({ file: name, code }, 'file left in the drop folder: its name cannot be worked on');
     return true;
   }

@@ -27,7 +27,7 @@ export interface DropContext {
 /** The pass summary's record of files the source settled itself, and of what it met on the way. */
 export interface FileNotices {
   /** The file was rejected before it was handed out as a unit (its header, a planted link). */
-  refused(name: string, reason: string): void;
+  refused(name: string, reason: string, where?: { stream: Stream; place: string | null }): void;
   warn(name: string, warning: string): void;
 }
 

@@ -82,7 +82,12 @@ describe('a file whose path the file system refuses once in .processing/', () =>
 
     expect(first.counts.accounts.created).toBe(1);
     expect(first.abandoned).toEqual([
-      { unit: name, reason: expect.stringContaining('cannot work on this file by its name (ENAMETOOLONG)') },
+      {
+        unit: name,
+        reason: expect.stringContaining('cannot work on this file by its name (ENAMETOOLONG)'),
+        stream: 'invoices',
+        place: null, // left where it was
+      },
     ]);
     expect((await readdir(world.dir)).filter((n) => n.startsWith('invoices-'))).toEqual([name]);
     expect(await readdir(join(world.dir, '.processing'))).toEqual([]);

@@ -52,7 +52,13 @@ describe('a link planted where the source writes a file', () => {
     const reason = await readFile(at('rejected', 'invoices~2.csv.reason.txt'), 'utf8');
     expect(reason.split('\n')[0]).toBe('missing required column "dueDate" in the header row');
     expect(summary.abandoned).toEqual([
-      { unit: 'invoices.csv', reason: 'missing required column "dueDate" in the header row' },
+      {
+        unit: 'invoices.csv',
+        reason: 'missing required column "dueDate" in the header row',
+        stream: 'invoices',
+        // Its reason file's name was taken by the planted link: both went to the next free name.
+        place: 'rejected/invoices~2.csv',
+      },
     ]);
     expect(summary.warnings).toEqual([
       {
@@ -98,6 +104,8 @@ describe('a link planted where the source writes a file', () => {
     expect(summary.abandoned).toEqual([
       {
         unit: 'accounts.csv',
+        stream: 'accounts',
+        place: expect.stringMatching(/^rejected\/accounts(~\d+)?\.csv$/),
         reason: expect.stringContaining(
           '.processing/accounts.csv.problems.ndjson (a symbolic link) stands where the source spools',
         ),

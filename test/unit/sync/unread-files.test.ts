@@ -99,6 +99,14 @@ describe('the files a pass could not read', () => {
     expect(state.runRows.at(-1)?.counts).not.toHaveProperty('rejectedFiles');
   });
 
+  it('when the name of a rejected file is taken in rejected/, then its failure names where it really went', async () => {
+    await drop('invoices.csv', 'sourceId;accountSourceId\nI-1;C-1\n');
+    await service.syncSource('erp');
+    await drop('invoices.csv', 'sourceId;accountSourceId\nI-2;C-1\n');
+    await service.syncSource('erp');
+    expect(fileFailures().map((f) => f.file)).toContain('rejected/invoices~2.csv');
+  });
+
   it('when the pass stops on a fault after a file was rejected, then that file is recorded all the same', async () => {
     await drop('accounts.csv', ACCOUNTS);
     await drop('invoices.csv', INVOICES.replaceAll(',', ';'));
