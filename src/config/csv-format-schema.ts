@@ -61,6 +61,10 @@ const dateFormat = z
   .string()
   .trim()
   .min(1, 'a date pattern like dd.MM.yyyy')
+  .refine((pattern) => !/[DY]/.test(pattern.replace(/'[^']*'/g, '')), {
+    message:
+      'write the day as dd and the year as yyyy (in Unicode patterns DD is the day of the year and YYYY the week-numbering year), like dd.MM.yyyy',
+  })
   .refine((pattern) => {
     try {
       dateFns().format(new Date(2026, 0, 19), pattern);

@@ -195,12 +195,27 @@ describe('real billing exports, synced with configuration alone', () => {
       const result = await runCli(['--config', env.configFile, 'sync', '--once'], { env: env.env });
       expect(result.code, result.stderr).toBe(2);
       expect(result.stdout).toContain(
-        'Rechnungen.csv, line 3, Rechnungsdatum (issuedDate): RE-2026-0002: not a date in the form dd.MM.yyyy: "32.01.2026"',
+        'Rechnungen.csv, line 3, Rechnungsdatum (issuedDate): RE-2026-0002: not a date in the form dd.MM.yyyy (format.dateFormat): "32.01.2026"',
       );
       expect(result.stdout).toContain(
         'Rechnungen.csv, line 4, Brutto (totalAmount): RE-2026-0003: not an amount in the form 1.234,56: "15,232.00" (it reads with "." as the decimal separator: check format.decimalSeparator)',
       );
       expect(result.stdout).toMatch(/invoices\s+created 2, updated 0, unchanged 0, failed 2/);
+
+      // The report of those rows, corrected and dropped back as it is (UTF-8 and commas, whatever
+      // the export's own format), syncs them.
+      const day = readdirSync(join(env.dropDir, 'archive'))[0]!;
+      const report = readFileSync(join(env.dropDir, 'archive', day, 'Rechnungen.csv.errors.csv'), 'utf8');
+      expect(report.split('\n')[0]).toMatch(
+        /^errors\.line,errors\.column,errors\.reason,Belegart,Rechnungsnummer,/,
+      );
+      writeFileSync(
+        join(env.dropDir, 'Rechnungen-fixed.csv.errors.csv'),
+        report.replace(',32.01.2026,', ',15.01.2026,').replace(',"15,232.00",', ',"15.232,00",'),
+      );
+      const fixed = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });
+      expect(fixed.code, fixed.stdout).toBe(0);
+      expect(lastJsonLine(fixed.stdout).invoices).toMatchObject({ created: 2, failed: 0 });
     } finally {
       await env.cleanup();
       await own.close();

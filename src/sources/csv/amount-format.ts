@@ -57,11 +57,22 @@ function refusal(text: string, format: NumberFormat): Checked<never> {
     minorUnits: null,
   };
   const signed = signOf(text);
-  const readsOtherwise = signed !== null && fromGrouped(signed.body, other) !== null;
+  if (signed !== null && fromGrouped(signed.body, other) !== null)
+    return fail(
+      `${reason} (it reads with "${other.decimalSeparator}" as the decimal separator: check format.decimalSeparator)`,
+    );
+  // The decimal separator is right, the grouping is not said: which one would read it.
+  const grouping = (['.', ',', ' ', "'"] as const).find(
+    (t) =>
+      t !== format.decimalSeparator &&
+      t !== format.thousandsSeparator &&
+      signed !== null &&
+      fromGrouped(signed.body, { ...format, thousandsSeparator: t }) !== null,
+  );
   return fail(
-    readsOtherwise
-      ? `${reason} (it reads with "${other.decimalSeparator}" as the decimal separator: check format.decimalSeparator)`
-      : reason,
+    grouping === undefined
+      ? reason
+      : `${reason} (it reads with "${grouping}" between thousands: check format.thousandsSeparator)`,
   );
 }
 

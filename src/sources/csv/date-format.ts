@@ -44,7 +44,10 @@ export function dateReader(pattern: string): DateReader {
  * with it, never moves the date (`2026-01-19T23:30-05:00` is the 19th, wherever this runs).
  */
 function readDate(text: string, pattern: string, datePattern: string): Checked<DateParts> {
-  const refused: Checked<DateParts> = { ok: false, reason: `not a date in the form ${pattern}: "${text}"` };
+  const refused: Checked<DateParts> = {
+    ok: false,
+    reason: `not a date in the form ${pattern} (format.dateFormat): "${text}"`,
+  };
   const datePart = withoutTime(text);
   if (datePart === null) return refused;
   const { parse, isValid } = dateFns();

@@ -53,7 +53,13 @@ export async function readability(
   const planted = scope.dryRun ? [] : await scope.folder.clearSpools(file.name);
   if (planted.length > 0) return { ok: false, reason: plantedSpoolReason(planted) };
   const { config } = scope;
-  const format = kindFormat(config, file.stream);
+  // A report of failed rows dropped back (`<name>.errors.csv`) is written by this source: UTF-8,
+  // commas, its header first, whatever the export's own encoding, delimiter and title lines were.
+  const report = REPORT_NAME.test(file.name);
+  const kind = kindFormat(config, file.stream);
+  const format = report
+    ? { ...kind, encoding: 'utf-8' as const, delimiter: ',' as const, headerLine: 1 }
+    : kind;
   const encoding = settleEncoding(format.encoding, inspection.bom, inspection.invalidUtf8 === null);
   if (encoding === 'utf-8' && inspection.invalidUtf8) {
     const { offset, line } = inspection.invalidUtf8;
@@ -96,11 +102,13 @@ export async function readability(
   return { ok: true, header: classic.header, reading: { ...reading, shape: shape.shape } };
 }
 
-/** A header read as one cell that holds another delimiter: the reason says which to set. */
+/** A header read as one cell that holds another delimiter: that first, then what it caused. */
 function withDelimiterHint(reason: string, cells: readonly string[], delimiter: string): string {
   const hint = oneCellHint(cells, delimiter);
-  return hint === null ? reason : `${reason}; ${hint}`;
+  return hint === null ? reason : `${hint}; so: ${reason}`;
 }
+
+const REPORT_NAME = /\.errors\.csv$/i;
 
 /** Why a file is rejected when entries someone planted sit where its report is spooled. */
 const plantedSpoolReason = (planted: readonly string[]): string =>

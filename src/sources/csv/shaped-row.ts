@@ -1,5 +1,6 @@
 import { formatDecimal, parseDecimal } from '../../domain/decimal.js';
 import type { DateParts } from '../../domain/records.js';
+import { isPlainDecimal } from '../../records/field-validators.js';
 import type { RowView } from '../../records/record-builders.js';
 import { isPlainFormat, type NumberFormat, plainAmount } from './amount-format.js';
 import { type ColumnPlan, type ColumnSource, fileColumnName } from './column-plan.js';
@@ -80,7 +81,9 @@ export class ShapedRow implements RowView {
   #amount(column: string, raw: string): string {
     const number = this.format.number;
     let plain = raw;
-    if (!isPlainFormat(number)) {
+    // The contract's own form needs no rewriting; anything else is read in the file's format, so
+    // a `1.234,55` in a file said to write `1234.55` is refused with the setting to check.
+    if (!isPlainFormat(number) || !isPlainDecimal(raw)) {
       const read = plainAmount(raw, number);
       if (!read.ok) return this.#refuse(column, raw, read.reason);
       plain = read.value;

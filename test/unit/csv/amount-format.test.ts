@@ -108,3 +108,11 @@ describe('plainAmount refusals', () => {
     expect(plainAmount('', CENTS).ok).toBe(false);
   });
 });
+
+describe('plainAmount, a grouping the format does not say', () => {
+  it('when the decimal separator is right and the thousands one is not given, then the reason says which would read it', () => {
+    expect(reasonOf(plainAmount('1.234,55', COMMA_ONLY))).toBe(
+      'not an amount in the form 1234,56: "1.234,55" (it reads with "." between thousands: check format.thousandsSeparator)',
+    );
+  });
+});

@@ -34,7 +34,7 @@ describe('dateReader', () => {
     // A file set to dd.MM.yyyy that writes 19.01.26 would otherwise sync invoices dated 0026-01-19.
     expect(dateReader('dd.MM.yyyy')('19.01.26')).toEqual({
       ok: false,
-      reason: 'not a date in the form dd.MM.yyyy: "19.01.26"',
+      reason: 'not a date in the form dd.MM.yyyy (format.dateFormat): "19.01.26"',
     });
   });
 
@@ -75,7 +75,7 @@ describe('dateReader', () => {
     for (const [pattern, text] of cases) {
       expect(dateReader(pattern)(text), `${pattern} ${text}`).toEqual({
         ok: false,
-        reason: `not a date in the form ${pattern}: "${text}"`,
+        reason: `not a date in the form ${pattern} (format.dateFormat): "${text}"`,
       });
     }
   });

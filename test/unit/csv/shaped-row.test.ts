@@ -154,8 +154,8 @@ describe('ShapedRow values it cannot read', () => {
     );
     expect([checkDate(view.get('issuedDate')).ok, checkDate(view.get('dueDate')).ok]).toEqual([false, false]);
     expect([view.explain('issuedDate'), view.explain('dueDate')]).toEqual([
-      'not a date in the form dd.MM.yyyy: "2026-01-12"',
-      'not a date in the form dd.MM.yyyy: "31.02.2026"',
+      'not a date in the form dd.MM.yyyy (format.dateFormat): "2026-01-12"',
+      'not a date in the form dd.MM.yyyy (format.dateFormat): "31.02.2026"',
     ]);
   });
 
@@ -182,5 +182,24 @@ describe('ShapedRow values it cannot read', () => {
       number: cents,
     });
     expect([view.get('totalAmount'), view.get('taxAmount')]).toEqual(['1440.00', '0.05']);
+  });
+});
+
+describe('ShapedRow in the contract format, meeting an export written otherwise', () => {
+  it('when a file left in the default format holds 1.234,55, then the value is refused with the setting to check, and a negative credit note quotes its sign', () => {
+    const view = new ShapedRow(
+      row({ Brutto: '1.234,55', MwSt: '-119,00' }),
+      planOf(INVOICE_COLUMNS),
+      CONTRACT,
+      {
+        negate: true,
+      },
+    );
+    expect(checkAmount(view.get('totalAmount')).ok).toBe(false);
+    expect(view.explain('totalAmount')).toBe(
+      'not an amount in the form 1234.56: "1.234,55" (it reads with "," as the decimal separator: check format.decimalSeparator)',
+    );
+    expect(checkAmount(view.get('taxAmount')).ok).toBe(false);
+    expect(view.explain('taxAmount')).toContain('"-119,00"');
   });
 });
