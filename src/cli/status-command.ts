@@ -7,7 +7,7 @@ import { apiConnections, connectionIdOf, connectionOf } from '../config/connecti
 import { CONFIG_FILE_NAME, type LoadedConfig, noSourceMessage } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
 import { STREAM_ORDER, type Stream } from '../domain/records.js';
-import { type RunRejectedFile, rejectedFilesOf } from '../domain/sync-state.js';
+import { ignoredFilesOf, type RunRejectedFile, rejectedFilesOf } from '../domain/sync-state.js';
 import { printable } from '../logging/printable-text.js';
 import type { CursorValue, StreamCursor } from '../state/cursors.js';
 import type { RunRow } from '../state/runs.js';
@@ -31,6 +31,8 @@ export interface SourceStatus {
     | (Pick<RunRow, 'id' | 'trigger' | 'status' | 'counts' | 'error' | 'startedAt' | 'finishedAt'> & {
         /** The files it could not read (set aside in the drop folder's `rejected/`), with why. */
         rejectedFiles: RunRejectedFile[];
+        /** Files of the drop folder the run left: their names match no kind (`files:`). */
+        ignoredFiles: string[];
       })
     | null;
   openFailures: number;
@@ -78,6 +80,7 @@ export async function collectStatus(
             startedAt: run.startedAt,
             finishedAt: run.finishedAt,
             rejectedFiles: rejectedFilesOf(run.counts),
+            ignoredFiles: ignoredFilesOf(run.counts),
           }
         : null,
       openFailures: await readers.openFailures(source.id),
@@ -170,6 +173,9 @@ export function formatStatus(
       );
       for (const file of rejected) lines.push(`    ${file.file}: ${file.reason}`);
     }
+    const ignored = s.lastRun?.ignoredFiles ?? [];
+    if (ignored.length > 0)
+      lines.push(`  left in the drop folder, their names match no kind (files:): ${ignored.join(', ')}`);
     lines.push(
       `  open failures: ${s.openFailures}${s.openFailures > 0 ? ` (see \`failures --source ${s.id}\`)` : ''}`,
     );

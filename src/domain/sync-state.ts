@@ -95,6 +95,12 @@ export function rejectedFilesOf(counts: Readonly<Record<string, unknown>>): RunR
   });
 }
 
+/** The files of a drop folder a run left because no kind's pattern matches them (`counts.ignoredFiles`). */
+export function ignoredFilesOf(counts: Readonly<Record<string, unknown>>): string[] {
+  const stored = counts.ignoredFiles;
+  return Array.isArray(stored) ? stored.filter((name): name is string => typeof name === 'string') : [];
+}
+
 /**
  * A pass's status: `partial` when some rows failed or a file could not be read, `failed` when it
  * stopped on an error, `interrupted` when its process stopped before it finished (a shutdown that

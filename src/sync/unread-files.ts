@@ -29,7 +29,12 @@ export interface UnreadFilesProps {
  */
 export async function recordUnreadFiles(props: UnreadFilesProps, summary: SourceSummary): Promise<void> {
   const { runId } = summary;
-  if (runId === null || summary.abandoned.length === 0) return;
+  if (runId === null) return;
+  // Files no pattern takes: named with the run, so a run that took nothing does not read as all
+  // well in `status` alone.
+  const ignored = summary.ignored ?? [];
+  if (ignored.length > 0) await props.state.runs.addToCounts(runId, storableCopy({ ignoredFiles: ignored }));
+  if (summary.abandoned.length === 0) return;
   const rejected: RunRejectedFile[] = summary.abandoned.map((a) => ({ file: a.unit, reason: a.reason }));
   await props.state.runs.addToCounts(runId, storableCopy({ rejectedFiles: rejected }));
   const inputs: FailureInput[] = [];

@@ -124,4 +124,16 @@ describe('a file rejected as a whole, everywhere a user looks', () => {
     // No new alert: the second run opened no failure.
     expect(receiver.delivered('/ops')).toHaveLength(1);
   });
+
+  it('when a file matches no kind, then the run names it and status shows it under the last run (the run itself succeeded)', async () => {
+    dropCsv(env.dropDir, 'Kunden.csv', ACCOUNT_HEADER, [accountRow(2)]);
+    const pass = await cli('sync', '--once', '--json');
+    expect(pass.code, pass.stderr).toBe(0);
+    expect(lastJsonLine(pass.stdout).ignoredFiles).toEqual(['Kunden.csv']);
+    const text = await cli('status');
+    expect(text.stdout).toContain('left in the drop folder, their names match no kind (files:): Kunden.csv');
+    const json = lastJsonLine((await cli('status', '--json')).stdout);
+    const source = (json.sources ?? json)[0] ?? json;
+    expect(JSON.stringify(source)).toContain('"ignoredFiles":["Kunden.csv"]');
+  });
 });
