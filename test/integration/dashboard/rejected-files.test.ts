@@ -82,7 +82,12 @@ describe('dashboard: files a run could not read', () => {
     drop('invoices.csv', INVOICES.replaceAll(',', ';'));
     const [first] = await service.syncSource('erp-csv');
     expect(first!.abandoned).toEqual([
-      { unit: 'invoices.csv', reason: expect.stringContaining('the header was read as one cell') },
+      {
+        unit: 'invoices.csv',
+        reason: expect.stringContaining('the header was read as one cell'),
+        stream: 'invoices',
+        place: 'rejected/invoices.csv',
+      },
     ]);
     const reason = escapeHtml(first!.abandoned[0]!.reason);
 
