@@ -5,10 +5,13 @@ import { join, resolve } from 'node:path';
 import type { SourceConfig } from '../../config/schema.js';
 import { systemClock } from '../../domain/clock.js';
 import { messageOf } from '../../domain/errors.js';
+import type { Stream } from '../../domain/records.js';
 import { printable } from '../../logging/printable-text.js';
 import { checkFailed, checkOk, checkWarned, type SourceCheckResult } from '../source-description.js';
 import { DropFolder } from './drop-folder.js';
-import { fileKinds, ignoredDropFiles } from './file-selection.js';
+import { inspectFile } from './file-inspection.js';
+import { readability } from './file-readability.js';
+import { fileKinds, ignoredDropFiles, orderDropFiles } from './file-selection.js';
 import { kindLines } from './kind-settings.js';
 
 /**
@@ -31,14 +34,53 @@ export async function csvSourceCheck(
   } catch (error) {
     return checkFailed(`the drop folder ${dir} cannot be listed: ${messageOf(error)}`);
   }
-  const ignored = ignoredDropFiles(names, fileKinds(config.files));
-  if (ignored.length === 0) return checkOk(`${folder.detail}${kinds}`);
-  return checkWarned(
-    `${ignored.length} file${ignored.length === 1 ? '' : 's'} of the drop folder match${ignored.length === 1 ? 'es' : ''} no kind ` +
-      `(files:) and ${ignored.length === 1 ? 'is' : 'are'} left where ${ignored.length === 1 ? 'it is' : 'they are'}: ` +
-      `${ignored.map(printable).join(', ')} (add a pattern under files:, or move ${ignored.length === 1 ? 'it' : 'them'}); ` +
-      `${folder.detail}${kinds}`,
-  );
+  const kindOf = fileKinds(config.files);
+  const ignored = ignoredDropFiles(names, kindOf);
+  const unreadable = await unreadableFiles(dir, names, kindOf, config);
+  const problems: string[] = [];
+  if (ignored.length > 0)
+    problems.push(
+      `${ignored.length} file${ignored.length === 1 ? '' : 's'} of the drop folder match${ignored.length === 1 ? 'es' : ''} no kind ` +
+        `(files:) and ${ignored.length === 1 ? 'is' : 'are'} left where ${ignored.length === 1 ? 'it is' : 'they are'}: ` +
+        `${ignored.map(printable).join(', ')} (add a pattern under files:, or move ${ignored.length === 1 ? 'it' : 'them'})`,
+    );
+  for (const { name, reason } of unreadable)
+    problems.push(`${printable(name)} would be rejected by a pass: ${printable(reason)}`);
+  if (problems.length === 0) return checkOk(`${folder.detail}${kinds}`);
+  return checkWarned(`${problems.join('; ')}; ${folder.detail}${kinds}`);
+}
+
+/** Files a pass reads first: their header and format are checked as a pass would, nothing moved. */
+const FILES_LOOKED_AT = 5;
+
+/**
+ * The files waiting in the drop folder that a pass would reject as a whole (their encoding, their
+ * header, a configured column missing): read in place as a dry run reads them, the first
+ * `FILES_LOOKED_AT` of them.
+ */
+async function unreadableFiles(
+  dir: string,
+  names: readonly string[],
+  kindOf: (name: string) => Stream | null,
+  config: Extract<SourceConfig, { type: 'csv' }>,
+): Promise<Array<{ name: string; reason: string }>> {
+  const folder = new DropFolder(dir, systemClock, kindOf);
+  const found: Array<{ name: string; reason: string }> = [];
+  for (const { name, stream } of orderDropFiles(names, kindOf).slice(0, FILES_LOOKED_AT)) {
+    const path = join(dir, name);
+    try {
+      const readable = await readability(
+        { folder, dryRun: true, config },
+        { name, path, stream },
+        await inspectFile(path),
+      );
+      if (!readable.ok) found.push({ name, reason: readable.reason });
+    } catch (error) {
+      // Gone meanwhile, or unreadable by this user: a pass says so; doctor does not guess.
+      found.push({ name, reason: `cannot be read: ${messageOf(error)}` });
+    }
+  }
+  return found;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -27,8 +27,12 @@ describe('a CSV source describes its kinds', () => {
       columns: { accounts: { sourceId: 'Kundennummer', fullName: 'Name', currencyCode: { value: 'EUR' } } },
       rows: { invoices: { negativeIsCreditNote: true, skip: [{ column: 'Nr', empty: true }] } },
     });
-    for (const name of ['Kunden.csv', 'invoices.csv', 'notes\n.txt', '.hidden.csv', 'Rechnungen.csv.part'])
+    for (const name of ['invoices.csv', 'notes\n.txt', '.hidden.csv', 'Rechnungen.csv.part'])
       writeFileSync(join(config.dropDir, name), 'x\n');
+    writeFileSync(
+      join(config.dropDir, 'Kunden.csv'),
+      Buffer.from('Kundennummer;Name\n10001;Müller\n', 'latin1'),
+    );
     const result = await csvDescription(config).check({ env: {}, baseDir: '/' });
     expect(result.status).toBe('warn');
     // Hidden and half-written files are never taken by convention: not named.
@@ -44,7 +48,7 @@ describe('a CSV source describes its kinds', () => {
 
   it('when every file is taken by a kind, then the check is ok and says the contract format', async () => {
     const config = configOf();
-    writeFileSync(join(config.dropDir, 'accounts.csv'), 'x\n');
+    writeFileSync(join(config.dropDir, 'accounts.csv'), 'sourceId,fullName,currencyCode\nA-1,Atelier,EUR\n');
     const result = await csvDescription(config).check({ env: {}, baseDir: '/' });
     expect(result).toEqual({
       status: 'ok',
@@ -52,6 +56,17 @@ describe('a CSV source describes its kinds', () => {
         'kinds: accounts "accounts*.csv": utf-8, delimiter ",", decimal ".", thousands none, dates yyyy-MM-dd, header on line 1; invoices',
       ),
     });
+  });
+
+  it('when a waiting file would be rejected by a pass, then the check warns with the reason a pass would give, and moves nothing', async () => {
+    const config = configOf();
+    writeFileSync(join(config.dropDir, 'accounts.csv'), 'sourceId;fullName;currencyCode\nA-1;Atelier;EUR\n');
+    const result = await csvDescription(config).check({ env: {}, baseDir: '/' });
+    expect(result.status).toBe('warn');
+    expect(result.detail).toMatch(
+      /^accounts\.csv would be rejected by a pass: the header was read as one cell, and it holds ";": .*set format\.delimiter: ";", or auto/,
+    );
+    expect(readdirSync(config.dropDir)).toEqual(['accounts.csv']);
   });
 
   it('when the drop folder is missing, then the check fails as before', async () => {
