@@ -181,6 +181,12 @@ function keysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[]
     const def = at?._zod.def;
     if (def?.type === 'object') at = (def as z.core.$ZodObjectDef).shape[String(segment)];
     else if (def?.type === 'array') at = (def as z.core.$ZodArrayDef).element;
+    else if (def?.type === 'union')
+      // A source entry is one of several shapes (csv, sql, module): the one that has the key.
+      at = (def as z.core.$ZodUnionDef).options
+        .map((option) => unwrapped(option)?._zod.def)
+        .flatMap((option) => (option?.type === 'object' ? [(option as z.core.$ZodObjectDef).shape] : []))
+        .find((shape) => String(segment) in shape)?.[String(segment)];
     else return [];
   }
   const found = unwrapped(at);
@@ -191,12 +197,22 @@ function keysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[]
   return [];
 }
 
-/** Through `.default()`, `.prefault()`, `.optional()`, `.nullable()` to the schema they wrap. */
+/**
+ * Through `.default()`, `.prefault()`, `.optional()`, `.nullable()` to the schema they wrap, and
+ * through a `.transform()` / `z.preprocess()` pipe to the schema that reads the input.
+ */
 function unwrapped(schema: z.core.$ZodType | undefined): z.core.$ZodType | undefined {
   let at = schema;
-  while (at && ['default', 'prefault', 'optional', 'nullable', 'readonly'].includes(at._zod.def.type))
-    at = (at._zod.def as unknown as { innerType: z.core.$ZodType }).innerType;
-  return at;
+  for (;;) {
+    const type = at?._zod.def.type;
+    if (type && ['default', 'prefault', 'optional', 'nullable', 'readonly'].includes(type))
+      at = (at!._zod.def as unknown as { innerType: z.core.$ZodType }).innerType;
+    else if (type === 'pipe') {
+      const pipe = at!._zod.def as unknown as { in: z.core.$ZodType; out: z.core.$ZodType };
+      // A preprocess pipes a transform into the schema; a transform pipes the schema into one.
+      at = pipe.in._zod.def.type === 'transform' ? pipe.out : pipe.in;
+    } else return at;
+  }
 }
 
 /** The known key a typo most likely meant: at most 2 edits, and fewer than a third of it. */

@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/load.js';
 import { sourceSchema } from '../../../src/config/schema.js';
 
 const csvSource = (format: Record<string, unknown>) =>
@@ -19,5 +23,23 @@ describe('the format of a CSV source', () => {
       delimiter: '\t',
     });
     expect(csvSource({ encoding: 'ebcdic' }).success).toBe(false);
+  });
+});
+
+describe('a misspelt key inside a source', () => {
+  it('when a nested key of a source is misspelt, then the error suggests the key it resembles', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rs-config-'));
+    try {
+      const file = join(dir, 'receivables-sync.yaml');
+      writeFileSync(
+        file,
+        'sources:\n  - id: erp\n    type: csv\n    dropDir: ./drop\n    format: { delimeter: ";" }\n    rows: { invoices: { negativeIsCreditnote: true } }\n',
+      );
+      expect(() => loadConfig({ file, env: {} })).toThrow(
+        /sources\.0\.format: unknown key "delimeter" \(did you mean "delimiter"\?\) \(in source "erp"\)[\s\S]*sources\.0\.rows\.invoices: unknown key "negativeIsCreditnote" \(did you mean "negativeIsCreditNote"\?\)/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -84,7 +84,7 @@ describe('CSV snapshot settings', () => {
       /^sources\.0\.streams\.accounts\.mode: .*"incremental"/,
     );
     expect(problemsOf('accounts:\n  mod: snapshot')).toEqual([
-      'sources.0.streams.accounts: unknown key "mod" (in source "crm")',
+      'sources.0.streams.accounts: unknown key "mod" (did you mean "mode"?) (in source "crm")',
     ]);
     expect(problemsOf('customers:\n  mode: snapshot')[0]).toMatch(
       /^sources\.0\.streams: unknown key "customers"/,
