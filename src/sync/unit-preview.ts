@@ -18,22 +18,38 @@ export const PREVIEW_ROWS = 3;
 
 /**
  * Takes the first rows of a unit's batches, in line order (a batch's accounts, read from document
- * rows, come with the document's line): records and refusals alike, so a user sees how the file
- * reads under the configuration before anything is written.
+ * rows, come with the document's line), records and refusals alike, then the first record of each
+ * other kind and the first refusal met later (a credit note on line 40 of an invoices file): a
+ * user sees how the file reads under the configuration before anything is written.
  */
 export class PreviewCollector {
   readonly rows: PreviewRow[] = [];
+  /** Kinds shown so far: past the first rows, the first record of another kind is shown too. */
+  readonly #kinds = new Set<string>();
+  #refusals = 0;
 
   take(batch: SourceBatch): void {
-    if (this.rows.length >= PREVIEW_ROWS) return;
-    const items: Array<{ line: number | null; text: string }> = [
-      ...batch.records.map(({ record, origin }) => ({ line: lineOf(origin), text: describeRecord(record) })),
-      ...batch.rejected.map((problem) => ({ line: problem.line ?? null, text: describeProblem(problem) })),
+    const items: Array<{ line: number | null; text: string; kind: string | null }> = [
+      ...batch.records.map(({ record, origin }) => ({
+        line: lineOf(origin),
+        text: describeRecord(record),
+        kind: record.kind as string | null,
+      })),
+      ...batch.rejected.map((problem) => ({
+        line: problem.line ?? null,
+        text: describeProblem(problem),
+        kind: null,
+      })),
     ];
     items.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
     for (const item of items) {
-      if (this.rows.length >= PREVIEW_ROWS) break;
-      this.rows.push(item);
+      const first = this.rows.length < PREVIEW_ROWS;
+      const newKind = item.kind !== null && !this.#kinds.has(item.kind);
+      const firstRefusal = item.kind === null && this.#refusals === 0;
+      if (!first && !newKind && !firstRefusal) continue;
+      this.rows.push({ line: item.line, text: item.text });
+      if (item.kind !== null) this.#kinds.add(item.kind);
+      else this.#refusals++;
     }
   }
 }

@@ -162,6 +162,10 @@ describe('real billing exports, synced with configuration alone', () => {
         'line 2: invoice RE-2026-0001 (number RE-2026-0001, account 10001): total 1428.00, tax 228.00, paid 1428.00, issued 2026-01-12, due 2026-02-11',
       );
       expect(out).toContain('line 2: account 10001: "Müller GmbH", EUR, München, DE');
+      // Past the first rows, the first record of another kind: the credit note on line 5.
+      expect(out).toContain(
+        'line 5: credit note GS-2026-0001 (number GS-2026-0001, account 10001): total 238.00, tax 38.00, issued 2026-01-23',
+      );
       expect(out.indexOf('reads as')).toBeLessThan(out.indexOf('Plan for erp'));
       expect(readdirSync(env.dropDir).sort()).toEqual(['Kunden.csv', 'Rechnungen.csv']);
     } finally {
