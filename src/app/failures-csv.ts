@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { SourceConfig } from '../config/schema.js';
 import type { DateParts, RecordKind, Stream } from '../domain/records.js';
-import { STREAM_OF } from '../domain/records.js';
+import { isoDateOf, STREAM_OF } from '../domain/records.js';
 import { CONTRACT_COLUMNS } from '../records/columns.js';
 import { neutralizedCell, REPORT_COLUMNS } from '../sources/csv/columns.js';
 import { csvCell } from '../sources/csv/error-report.js';
@@ -133,7 +133,7 @@ function recordRow(record: Record<string, unknown>, dropDirs: readonly string[])
   ])
     if (column in record) text(column, record[column]);
   for (const column of ['issuedDate', 'dueDate'])
-    if (isObject(record[column])) row.set(column, isoDate(record[column] as unknown as DateParts));
+    if (isObject(record[column])) row.set(column, isoDateOf(record[column] as unknown as DateParts));
   if ('billingAddress' in record) {
     const address = isObject(record.billingAddress) ? record.billingAddress : {};
     for (const part of ['street', 'city', 'postalCode', 'country'])
@@ -145,9 +145,6 @@ function recordRow(record: Record<string, unknown>, dropDirs: readonly string[])
   if (record.kind === 'invoice' && record.paidAmountUnknown !== true) text('paidAmount', record.paidAmount);
   return row;
 }
-
-const isoDate = (d: DateParts): string =>
-  `${String(d.year).padStart(4, '0')}-${String(d.month).padStart(2, '0')}-${String(d.day).padStart(2, '0')}`;
 
 /** A PDF's path as the `file` column takes it: relative to the drop folder. */
 function inDropDir(file: string, dropDirs: readonly string[]): string {

@@ -9,6 +9,10 @@ export interface DateParts {
   day: number;
 }
 
+/** `YYYY-MM-DD`, the contract's text of a document date (the year on four digits). */
+export const isoDateOf = (date: DateParts): string =>
+  `${String(date.year).padStart(4, '0')}-${String(date.month).padStart(2, '0')}-${String(date.day).padStart(2, '0')}`;
+
 export interface Address {
   street: string | null;
   city: string | null;

@@ -1,3 +1,4 @@
+import { isoDateOf } from '../domain/records.js';
 import type { RowView } from './record-builders.js';
 
 /**
@@ -6,8 +7,6 @@ import type { RowView } from './record-builders.js';
  */
 
 const DATE_COLUMNS = new Set(['issuedDate', 'dueDate']);
-
-const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
 const isDateParts = (v: object): v is { year: number; month: number; day: number } =>
   'year' in v && 'month' in v && 'day' in v;
@@ -29,7 +28,7 @@ export function textOf(value: unknown, column: string): string {
   }
   if (Array.isArray(value)) return value.map((v) => textOf(v, column)).join('|');
   if (typeof value === 'object' && isDateParts(value)) {
-    return `${pad(Number(value.year), 4)}-${pad(Number(value.month))}-${pad(Number(value.day))}`;
+    return isoDateOf({ year: Number(value.year), month: Number(value.month), day: Number(value.day) });
   }
   return JSON.stringify(value);
 }

@@ -1,4 +1,4 @@
-import type { DateParts, RecordOrigin, RowProblem, SourceRecord } from '../domain/records.js';
+import { isoDateOf, type RecordOrigin, type RowProblem, type SourceRecord } from '../domain/records.js';
 import type { SourceBatch } from '../sources/source.js';
 
 /** How a unit's first rows read, for a dry run to show before its plan. */
@@ -56,9 +56,6 @@ export class PreviewCollector {
 
 const lineOf = (origin: RecordOrigin): number | null => origin.line ?? null;
 
-const dateText = (d: DateParts): string =>
-  `${String(d.year).padStart(4, '0')}-${String(d.month).padStart(2, '0')}-${String(d.day).padStart(2, '0')}`;
-
 /** `invoice RE-1 (account 10001): total 1428.00, tax 228.00, paid 1428.00, issued 2026-01-12, due 2026-02-11`. */
 export function describeRecord(record: SourceRecord): string {
   switch (record.kind) {
@@ -70,12 +67,12 @@ export function describeRecord(record: SourceRecord): string {
       return (
         `invoice ${record.sourceId} (number ${record.number}, account ${record.accountSourceId}): ` +
         `total ${record.totalAmount}, tax ${record.taxAmount}, paid ${record.paidAmount ?? (record.paidAmountUnknown ? 'not given' : '0')}, ` +
-        `issued ${dateText(record.issuedDate)}, due ${dateText(record.dueDate)}`
+        `issued ${isoDateOf(record.issuedDate)}, due ${isoDateOf(record.dueDate)}`
       );
     case 'creditNote':
       return (
         `credit note ${record.sourceId} (number ${record.number}, account ${record.accountSourceId}): ` +
-        `total ${record.totalAmount}, tax ${record.taxAmount}, issued ${dateText(record.issuedDate)}`
+        `total ${record.totalAmount}, tax ${record.taxAmount}, issued ${isoDateOf(record.issuedDate)}`
       );
   }
 }

@@ -1,5 +1,5 @@
 import { formatDecimal, parseDecimal } from '../../domain/decimal.js';
-import type { DateParts } from '../../domain/records.js';
+import { isoDateOf } from '../../domain/records.js';
 import { isPlainDecimal } from '../../records/field-validators.js';
 import type { RowView } from '../../records/record-builders.js';
 import { isPlainFormat, type NumberFormat, plainAmount } from './amount-format.js';
@@ -101,7 +101,7 @@ export class ShapedRow implements RowView {
     if (known !== undefined) return known;
     const read = this.format.date(raw);
     if (!read.ok) return this.#refuse(column, raw, read.reason);
-    const iso = isoOf(read.value);
+    const iso = isoDateOf(read.value);
     if (texts.size >= 20_000) texts.clear();
     texts.set(raw, iso);
     return iso;
@@ -159,7 +159,3 @@ function cellValue(source: ColumnSource, fields: readonly string[]): string {
 
 /** `12.50` -> `-12.50`, `-3` -> `3`. */
 export const negated = (plain: string): string => (plain.startsWith('-') ? plain.slice(1) : `-${plain}`);
-
-const pad = (value: number, width: number): string => String(value).padStart(width, '0');
-export const isoOf = (date: DateParts): string =>
-  `${pad(date.year, 4)}-${pad(date.month, 2)}-${pad(date.day, 2)}`;
