@@ -14,18 +14,9 @@ export interface SourceProfile {
   settings: readonly SettingFact[];
 }
 
-/** One setting of a source: its label and its value in pieces (`views/setting-facts.ts` renders them). */
-export interface SettingFact {
-  label: string;
-  value: readonly SettingPiece[];
-}
+import type { SettingFact } from '../domain/setting-facts.js';
 
-/** Words, a literal (shown as code), a side note, or a block folded under a summary (a query). */
-export type SettingPiece =
-  | { text: string }
-  | { code: string }
-  | { note: string }
-  | { fold: { summary: readonly SettingPiece[]; body: string } };
+export type { SettingFact, SettingPiece } from '../domain/setting-facts.js';
 
 /** How the dashboard learns a source's profile (`DashboardDeps.describeSource`). */
 export type DescribeSource = (source: SourceConfig) => SourceProfile;

@@ -38,21 +38,9 @@ export interface UnreadUnit {
   file: string;
 }
 
-/** One setting shown to a person: its label and its value, in pieces a page can render. */
-export interface SettingFact {
-  label: string;
-  value: readonly SettingPiece[];
-}
+import type { SettingFact } from '../domain/setting-facts.js';
 
-/**
- * A piece of a setting's value: words, a literal (a path, a name), a side note, or a block folded
- * under a summary (a query). Pieces carry their own spacing; they are shown one after the other.
- */
-export type SettingPiece =
-  | { text: string }
-  | { code: string }
-  | { note: string }
-  | { fold: { summary: readonly SettingPiece[]; body: string } };
+export type { SettingFact, SettingPiece } from '../domain/setting-facts.js';
 
 /** What a source's `doctor` check reads besides its configuration. */
 export interface SourceCheckContext {
