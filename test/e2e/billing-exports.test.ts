@@ -128,6 +128,22 @@ const same = (a: string | null | undefined, b: string | null | undefined): boole
 const iso = (d: DateParts | null): string | null =>
   d === null ? null : `${d.year}-${String(d.month).padStart(2, '0')}-${String(d.day).padStart(2, '0')}`;
 
+/**
+ * Points `env`'s configuration at one CSV source `id` with the settings of a fixture folder's
+ * `source.yaml` (the worked example of docs/sources-csv.md), over the env's drop folder.
+ */
+function configureSource(env: SyncEnv, id: string, folder: string): void {
+  const source = parseYaml(readFileSync(join(folder, 'source.yaml'), 'utf8')) as Record<string, unknown>;
+  mkdirSync(env.dropDir, { recursive: true });
+  writeFileSync(
+    env.configFile,
+    stringifyYaml({
+      state: { dataDir: join(env.dir, 'data') },
+      sources: [{ id, type: 'csv', dropDir: env.dropDir, stableSeconds: 0, ...source }],
+    }),
+  );
+}
+
 describe('real billing exports, synced with configuration alone', () => {
   let sandbox: TestSandbox;
   beforeAll(async () => {
@@ -141,15 +157,7 @@ describe('real billing exports, synced with configuration alone', () => {
     const own = await startTestSandbox({ rateLimit: { quota: 100_000, windowSeconds: 60 } });
     const env = syncEnv(own, 'postgres');
     try {
-      const source = parseYaml(readFileSync(join(folder, 'source.yaml'), 'utf8')) as Record<string, unknown>;
-      mkdirSync(env.dropDir, { recursive: true });
-      writeFileSync(
-        env.configFile,
-        stringifyYaml({
-          state: { dataDir: join(env.dir, 'data') },
-          sources: [{ id: 'erp', type: 'csv', dropDir: env.dropDir, stableSeconds: 0, ...source }],
-        }),
-      );
+      configureSource(env, 'erp', folder);
       for (const file of ['Kunden.csv', 'Rechnungen.csv'])
         copyFileSync(join(folder, file), join(env.dropDir, file));
       const result = await runCli(['--config', env.configFile, 'sync', '--once', '--dry-run'], {
@@ -180,15 +188,7 @@ describe('real billing exports, synced with configuration alone', () => {
     const own = await startTestSandbox({ rateLimit: { quota: 100_000, windowSeconds: 60 } });
     const env = syncEnv(own, 'postgres');
     try {
-      const source = parseYaml(readFileSync(join(folder, 'source.yaml'), 'utf8')) as Record<string, unknown>;
-      mkdirSync(env.dropDir, { recursive: true });
-      writeFileSync(
-        env.configFile,
-        stringifyYaml({
-          state: { dataDir: join(env.dir, 'data') },
-          sources: [{ id: 'erp', type: 'csv', dropDir: env.dropDir, stableSeconds: 0, ...source }],
-        }),
-      );
+      configureSource(env, 'erp', folder);
       copyFileSync(join(folder, 'Kunden.csv'), join(env.dropDir, 'Kunden.csv'));
       const text = readFileSync(join(folder, 'Rechnungen.csv')).toString('latin1');
       // Line 3 (RE-2026-0002): a date of no calendar; line 4 (RE-2026-0003): an amount written the English way.
@@ -249,16 +249,8 @@ describe('real billing exports, synced with configuration alone', () => {
     };
 
     beforeAll(() => {
-      const source = parseYaml(readFileSync(join(folder, 'source.yaml'), 'utf8')) as Record<string, unknown>;
       env = syncEnv(sandbox, 'postgres');
-      mkdirSync(env.dropDir, { recursive: true });
-      writeFileSync(
-        env.configFile,
-        stringifyYaml({
-          state: { dataDir: join(env.dir, 'data') },
-          sources: [{ id: c.system, type: 'csv', dropDir: env.dropDir, stableSeconds: 0, ...source }],
-        }),
-      );
+      configureSource(env, c.system, folder);
     });
     afterAll(() => env?.cleanup());
 

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { copyFile, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { sourceSchema } from '../../../src/config/schema.js';
 import { ManualClock } from '../../../src/domain/clock.js';
 import type { RowProblem, SourceRecord } from '../../../src/domain/records.js';
@@ -26,15 +28,10 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const INVOICE_COLUMNS = {
-  sourceId: 'Rechnungsnummer',
-  number: 'Rechnungsnummer',
-  accountSourceId: 'Kundennummer',
-  issuedDate: 'Rechnungsdatum',
-  dueDate: 'Fällig am',
-  totalAmount: 'Brutto',
-  taxAmount: 'USt',
-  paidAmount: 'Bezahlt',
+/** The worked example's settings for this export (docs/sources-csv.md), read from the fixture. */
+const DATEV_SOURCE = parseYaml(readFileSync(join(DATEV, 'source.yaml'), 'utf8')) as {
+  columns: { invoices: Record<string, string> };
+  rows: { invoices: Record<string, unknown> };
 };
 
 async function read(settings: Record<string, unknown>) {
@@ -77,8 +74,8 @@ describe('export bytes', () => {
     await copyFile(join(DATEV, 'Rechnungen.csv'), join(dir, 'Rechnungen.csv'));
     const common = {
       files: { invoices: 'Rechnungen*.csv' },
-      columns: { invoices: INVOICE_COLUMNS },
-      rows: { invoices: { negativeIsCreditNote: true, skip: [{ column: 'Rechnungsnummer', empty: true }] } },
+      columns: { invoices: DATEV_SOURCE.columns.invoices },
+      rows: { invoices: DATEV_SOURCE.rows.invoices },
     };
     const number = { decimalSeparator: ',', thousandsSeparator: '.', dateFormat: 'dd.MM.yyyy' };
     const given = await read({ ...common, format: { encoding: 'windows-1252', delimiter: ';', ...number } });
