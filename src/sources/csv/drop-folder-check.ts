@@ -28,15 +28,16 @@ export async function csvSourceCheck(
   const folder = await dropFolderCheck(dir);
   if (folder.status === 'fail') return folder;
   const kinds = `; kinds: ${kindLines(config).join('; ')}`;
+  const kindOf = fileKinds(config.files);
+  const drop = new DropFolder(dir, systemClock, kindOf);
   let names: string[];
   try {
-    names = await new DropFolder(dir, systemClock).listRootFiles();
+    names = await drop.listRootFiles();
   } catch (error) {
     return checkFailed(`the drop folder ${dir} cannot be listed: ${messageOf(error)}`);
   }
-  const kindOf = fileKinds(config.files);
   const ignored = ignoredDropFiles(names, kindOf);
-  const unreadable = await unreadableFiles(dir, names, kindOf, config);
+  const unreadable = await unreadableFiles(drop, names, kindOf, config);
   const problems: string[] = [];
   if (ignored.length > 0)
     problems.push(
@@ -59,15 +60,14 @@ const FILES_LOOKED_AT = 5;
  * `FILES_LOOKED_AT` of them.
  */
 async function unreadableFiles(
-  dir: string,
+  folder: DropFolder,
   names: readonly string[],
   kindOf: (name: string) => Stream | null,
   config: Extract<SourceConfig, { type: 'csv' }>,
 ): Promise<Array<{ name: string; reason: string }>> {
-  const folder = new DropFolder(dir, systemClock, kindOf);
   const found: Array<{ name: string; reason: string }> = [];
   for (const { name, stream } of orderDropFiles(names, kindOf).slice(0, FILES_LOOKED_AT)) {
-    const path = join(dir, name);
+    const path = join(folder.root, name);
     try {
       const readable = await readability(
         { folder, dryRun: true, config },
