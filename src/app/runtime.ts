@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AlertTransport } from '../alerts/ports.js';
@@ -11,6 +12,7 @@ import type { SourceConfig } from '../config/schema.js';
 import { AppError, errorCodeOf, messageOf } from '../domain/errors.js';
 import { createLogger } from '../logging/logger.js';
 import { createSourceFactory } from '../sources/create-source.js';
+import type { SingerInput } from '../sources/singer/index.js';
 import { migrateToLatest, openStateDatabase, type StateDatabase } from '../state/database.js';
 import { DropFilesRepository } from '../state/drop-files.js';
 import { StateDbInUseError } from '../state/embedded-lock.js';
@@ -294,6 +296,7 @@ export function syncServiceOf(
   runtime: SyncRuntime,
   sources: readonly SourceConfig[],
   onProgress?: (event: ProgressEvent) => void,
+  singerInput?: SingerInput,
 ): SyncUseCases {
   const state: SyncState = runtime.repos;
   const service = new SyncService({
@@ -308,6 +311,8 @@ export function syncServiceOf(
       cursors: runtime.repos.cursors,
       ledger: new DropFilesRepository(runtime.database.db),
       env: runtime.loaded.env,
+      workDir: join(runtime.loaded.config.state.dataDir, 'singer'),
+      ...(singerInput ? { singerInput } : {}),
     }),
     ...(onProgress ? { onProgress } : {}),
   });

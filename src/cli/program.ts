@@ -11,6 +11,7 @@ import { reconcileCommand } from './reconcile-command.js';
 import { sandboxCommand } from './sandbox-command.js';
 import { statusCommand } from './status-command.js';
 import { syncCommand } from './sync-command.js';
+import { targetCommand } from './target-command.js';
 import { workerCommand } from './worker-command.js';
 
 /** The `receivables-sync` program: one subcommand per file in this folder. */
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
     )
     .showHelpAfterError()
     .addCommand(syncCommand())
+    .addCommand(targetCommand())
     .addCommand(doctorCommand())
     .addCommand(workerCommand())
     .addCommand(reconcileCommand())

@@ -184,11 +184,12 @@ export function formatStatus(
   return `${lines.map(printable).join('\n')}\n`;
 }
 
-/** `credit-notes` and `creditnotes` are accepted for `creditNotes`. */
-export function parseStream(text: string): Stream {
+/** `credit-notes` and `creditnotes` are accepted for `creditNotes`; `kept`: the source's own cursor names, for the error. */
+export function parseStream(text: string, kept: readonly string[] = []): Stream {
   const normal = text.trim().toLowerCase().replace(/[-_ ]/g, '');
   const stream = STREAM_ORDER.find((s) => s.toLowerCase() === normal);
-  if (!stream) throw new CliError(`unknown stream "${text}": one of ${STREAM_ORDER.join(', ')}`);
+  const known = [...new Set([...STREAM_ORDER, ...kept])];
+  if (!stream) throw new CliError(`unknown stream "${text}": one of ${known.join(', ')}`);
   return stream;
 }
 
@@ -249,7 +250,10 @@ export function statusCommand(): Command {
       "forget one stream's cursor: the next pass reads that stream from its start; the other streams keep theirs",
     )
     .option('--source <id>', 'the source (required)')
-    .option('--stream <name>', `the stream (required): ${STREAM_ORDER.join(', ')}`)
+    .option(
+      '--stream <name>',
+      `the stream (required): ${STREAM_ORDER.join(', ')}, or a cursor the source keeps (a Singer source's: state)`,
+    )
     .action(async (flags: { source?: string; stream?: string }, cmd: Command) => {
       // Commander hands `--source` to `status` itself when it follows the subcommand: read both.
       const sourceId = flags.source ?? (cmd.parent?.opts() as StatusFlags | undefined)?.source;
@@ -258,10 +262,14 @@ export function statusCommand(): Command {
       if (!loaded.config.sources.some((s) => s.id === sourceId)) {
         throw new CliError(`no source "${sourceId}" in the configuration`);
       }
-      const stream = parseStream(flags.stream);
       const runtime = await openStateRuntime(loaded);
       try {
         const { cursors } = runtime.repos;
+        // A record kind, or the name of a cursor the source keeps (a Singer source's `state`).
+        const kept = (await cursors.list(sourceId)).map((c) => c.stream);
+        const stream = kept.includes(flags.stream.trim())
+          ? flags.stream.trim()
+          : parseStream(flags.stream, kept);
         const before = await cursors.get(sourceId, stream);
         const reset = await cursors.reset(sourceId, stream);
         process.stdout.write(

@@ -232,6 +232,13 @@ function resolvePaths(config: Config, base: string): Config {
     sources: config.sources.map((s) => {
       if (s.type === 'csv') return { ...s, dropDir: abs(s.dropDir) };
       if (s.type === 'sql') return s.filesDir ? { ...s, filesDir: abs(s.filesDir) } : s;
+      if (s.type === 'singer')
+        return {
+          ...s,
+          cwd: abs(s.cwd ?? '.'),
+          ...(s.config ? { config: abs(s.config) } : {}),
+          ...(s.catalog ? { catalog: abs(s.catalog) } : {}),
+        };
       // A module path (./x.js, ../y.ts) is relative to the file; a bare name is a package.
       return /^\.\.?[\\/]/.test(s.module) || /\.(m?js|cjs|ts)$/.test(s.module)
         ? { ...s, module: abs(s.module) }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CSV_FORMAT_FIELDS } from './csv-format-schema.js';
 import { CSV_SOURCE_FIELDS } from './csv-source-schema.js';
+import { SINGER_SOURCE_FIELDS } from './singer-source-schema.js';
 import { SQL_SOURCE_FIELDS } from './sql-source-schema.js';
 import { trustProxySchema } from './trust-proxy.js';
 
@@ -80,7 +81,18 @@ const moduleSource = z.strictObject({
   ...TARGET_FIELDS,
 });
 
-export const sourceSchema = z.discriminatedUnion('type', [csvSource, sqlSource, moduleSource]);
+/** A Singer tap run by the source (`command`), or fed by `receivables-sync target` (no `command`). */
+const singerSource = z.strictObject({
+  id,
+  type: z.literal('singer'),
+  schedule: cron.optional(),
+  connectionId: z.string().min(1).optional(),
+  reconcile: reconcileSettings,
+  ...TARGET_FIELDS,
+  ...SINGER_SOURCE_FIELDS,
+});
+
+export const sourceSchema = z.discriminatedUnion('type', [csvSource, sqlSource, moduleSource, singerSource]);
 
 const url = z.url({ protocol: /^https?$/ });
 

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { SourceConfig } from '../config/schema.js';
 import { type Clock, systemClock } from '../domain/clock.js';
@@ -5,6 +7,7 @@ import { createCsvSource } from './csv/index.js';
 import { restoreClaimedFiles } from './csv/interrupted-claims.js';
 import { createModuleSource } from './module/index.js';
 import type { CursorStore, DropFileLedger } from './ports.js';
+import { createSingerSource, type SingerInput } from './singer/index.js';
 import type { Source } from './source.js';
 import { createSqlSource } from './sql/index.js';
 
@@ -18,6 +21,13 @@ export interface SourceFactoryDeps {
   /** Where SQL sources read their connection URL (`urlEnv`) and module sources their settings. */
   env: Readonly<Record<string, string | undefined>>;
   clock?: Clock;
+  /**
+   * A folder of the daemon's own for Singer sources' per-run files (`--state`, the catalog): the
+   * composition root gives `<dataDir>/singer`; default a folder under the system's temporary one.
+   */
+  workDir?: string;
+  /** Messages for the Singer sources fed by `receivables-sync target` (its stdin), if any. */
+  singerInput?: SingerInput;
 }
 
 /** Builds the source of a configuration entry, and repairs what a cut-short pass of it left. */
@@ -50,6 +60,14 @@ export function createSourceFactory(deps: SourceFactoryDeps): SourceFactory {
           return createSqlSource({ config, cursors: deps.cursors, logger, env: deps.env, clock });
         case 'module':
           return createModuleSource({ config, cursors: deps.cursors, logger, env: deps.env, clock });
+        case 'singer':
+          return createSingerSource({
+            config,
+            cursors: deps.cursors,
+            logger,
+            workDir: deps.workDir ?? join(tmpdir(), 'receivables-sync-singer'),
+            ...(deps.singerInput ? { input: deps.singerInput } : {}),
+          });
       }
     },
     async recoverInterrupted(config) {

@@ -1,6 +1,7 @@
 import type { SourceConfig } from '../config/schema.js';
 import { csvDescription } from './csv/csv-description.js';
 import { moduleDescription } from './module/module-description.js';
+import { singerDescription } from './singer/singer-description.js';
 import type { SourceDescription } from './source-description.js';
 import { sqlDescription } from './sql/sql-description.js';
 
@@ -18,5 +19,7 @@ export function describeSource(config: SourceConfig): SourceDescription {
       return sqlDescription(config);
     case 'module':
       return moduleDescription(config);
+    case 'singer':
+      return singerDescription(config);
   }
 }

@@ -12,15 +12,17 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built CLI (`node bin/receivables-sync.js ...`) to completion. */
+/** Runs the built CLI (`node bin/receivables-sync.js ...`) to completion; `input` is its stdin. */
 export async function runCli(
   args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; bin?: string } = {},
 ): Promise<CliResult> {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [options.bin ?? BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, ...options.env },
   });
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(options.input ?? '');
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c) => (stdout += c));

@@ -1,0 +1,8 @@
+export { SingerSourceError } from './errors.js';
+export {
+  createSingerSource,
+  SINGER_STATE_STREAM,
+  type SingerInput,
+  type SingerSource,
+  type SingerSourceProps,
+} from './singer-source.js';
