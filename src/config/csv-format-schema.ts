@@ -15,6 +15,11 @@ import { CONTRACT_COLUMNS, EXTRA_COLUMNS } from '../records/columns.js';
  *     invoices: { sourceId: Rechnungsnummer, number: Rechnungsnummer, totalAmount: Brutto, currencyCode: { value: EUR } }
  *   rows:
  *     invoices: { negativeIsCreditNote: true, skip: [{ column: Rechnungsnummer, matches: "^Summe" }] }
+ *
+ * A file without a header (`format: { headerLine: none }`, Sage 50's exports) names its columns
+ * by letter, as a spreadsheet shows them (`A`, `AD`), and values may be computed within a row:
+ *   columns:
+ *     invoices: { totalAmount: { sum: [H, J] }, dueDate: { date: E, plusDays: { accountColumn: AD } } }
  */
 
 const ENCODING_ALIASES: Readonly<Record<string, string>> = {
@@ -80,7 +85,12 @@ const formatFields = {
   decimalSeparator: z.enum(['.', ','], { error: 'one of ".", ","' }).optional(),
   thousandsSeparator: thousandsSeparator.optional(),
   dateFormat: dateFormat.optional(),
-  headerLine: z.number().int().min(1, 'a line number, 1 or more').optional(),
+  /** The header's line (the lines above it are skipped), or `none`: columns by letter (A, B, ...). */
+  headerLine: z
+    .union([z.number().int().min(1), z.literal('none')], {
+      error: 'a line number (1 or more), or none (the file has no header: its columns are named A, B, ...)',
+    })
+    .optional(),
 };
 const csvFormat = z.strictObject(formatFields);
 export type CsvFormatSettings = z.output<typeof csvFormat>;
@@ -98,31 +108,77 @@ const pattern = z.string().trim().min(1, 'a file name pattern like "Kunden*.csv"
 const patterns = z.union([pattern.transform((p) => [p]), z.array(pattern).min(1)]);
 
 /**
- * Where a contract column's value comes from: a header of the file, several headers joined with
- * ", " (address lines), a constant, the first header of a list with a value, or a header whose
- * values are translated (`map`).
+ * A column of the file: a header (exact, else any case); in a file without a header, its letter
+ * as a spreadsheet shows it (`A`, `AD`); in either, a number is its position from 1.
  */
-const columnSource = z.union([
-  z.string().trim().min(1, 'a header of the file'),
-  z.array(z.string().trim().min(1)).min(1, 'one header or more'),
-  z.strictObject({ value: z.string() }),
-  /** The first of these headers whose value is not empty (a due date, else the issue date). */
-  z.strictObject({ first: z.array(z.string().trim().min(1)).min(1) }),
-  z.strictObject({ header: z.string().trim().min(1), map: z.record(z.string(), z.string()) }),
+const columnRef = z.union([
+  z.string().trim().min(1, 'a header of the file, or a column letter'),
+  z.number().int().min(1, 'a column number, 1 or more'),
 ]);
+export type ColumnRef = z.output<typeof columnRef>;
+
+/**
+ * Where a contract column's value comes from: a column of the file, several joined with ", "
+ * (address lines), a constant, the first of a list with a value, a column whose values are
+ * translated (`map`), the sum of several amounts of the row, or a date plus a number of days (a
+ * constant, or the account's own, from a column of the accounts file read in the same pass).
+ */
+const columnSource = z.union(
+  [
+    columnRef,
+    z.array(columnRef).min(1, 'one header or more'),
+    z.strictObject({ value: z.string() }),
+    /** The first of these headers whose value is not empty (a due date, else the issue date). */
+    z.strictObject({ first: z.array(columnRef).min(1) }),
+    z.strictObject({ header: columnRef, map: z.record(z.string(), z.string()) }),
+    /** The amounts of these columns added up, exactly (net + tax). */
+    z.strictObject({ sum: z.array(columnRef).min(1, 'one column or more') }),
+    /** A date plus days: a constant, or the account's, from a column of the accounts file. */
+    z.strictObject({
+      date: columnRef,
+      plusDays: z.union([
+        z.number().int().min(0, 'a number of days, 0 or more'),
+        z.strictObject({ accountColumn: columnRef }),
+      ]),
+    }),
+  ],
+  {
+    error:
+      'one of: a header (or a column letter, or number), a list of them, { value }, { first: [...] }, { header, map }, { sum: [...] }, { date, plusDays: <days> or { accountColumn } }',
+  },
+);
 export type ColumnSourceSetting = z.output<typeof columnSource>;
+
+const AMOUNT_COLUMNS = ['totalAmount', 'taxAmount', 'paidAmount', 'openAmount'] as const;
+const DATE_COLUMNS: readonly string[] = ['issuedDate', 'dueDate'];
 
 const columnsOf = (stream: Stream) =>
   z.record(z.string(), columnSource).superRefine((columns, ctx) => {
     const known = [...CONTRACT_COLUMNS[stream].map((c) => c.name), ...EXTRA_COLUMNS[stream]];
-    for (const name of Object.keys(columns))
+    for (const [name, source] of Object.entries(columns)) {
       if (!known.includes(name))
         ctx.addIssue({
           code: 'custom',
           path: [name],
           message: `not a column of ${stream} (known: ${known.join(', ')})`,
         });
+      else if (isObject(source) && 'sum' in source && !(AMOUNT_COLUMNS as readonly string[]).includes(name))
+        ctx.addIssue({
+          code: 'custom',
+          path: [name, 'sum'],
+          message: `adds up amounts: ${name} is not one (${AMOUNT_COLUMNS.join(', ')})`,
+        });
+      else if (isObject(source) && 'plusDays' in source && !DATE_COLUMNS.includes(name))
+        ctx.addIssue({
+          code: 'custom',
+          path: [name, 'plusDays'],
+          message: `makes a date: ${name} is not one (${DATE_COLUMNS.filter((c) => known.includes(c)).join(', ')})`,
+        });
+    }
   });
+
+const isObject = (value: unknown): value is object =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const regex = z
   .string()
@@ -139,7 +195,7 @@ const regex = z
 /** A row to skip: the value of a header matches, equals, or is empty. */
 const skipRule = z
   .strictObject({
-    column: z.string().trim().min(1, 'a header of the file'),
+    column: columnRef,
     matches: regex.optional(),
     equals: z.string().optional(),
     empty: z.literal(true).optional(),
@@ -160,7 +216,6 @@ const rowsFields = {
   minorUnits: minorUnits.optional(),
 };
 
-const AMOUNT_COLUMNS = ['totalAmount', 'taxAmount', 'paidAmount', 'openAmount'] as const;
 const oneOrMore = z.union([z.string().transform((v) => [v]), z.array(z.string()).min(1)]);
 
 const documentRows = z.strictObject({
@@ -176,7 +231,7 @@ const documentRows = z.strictObject({
   /** A header whose value says each row's kind; rows with another value are skipped and counted. */
   kindFrom: z
     .strictObject({
-      column: z.string().trim().min(1),
+      column: columnRef,
       invoices: oneOrMore.optional(),
       creditNotes: oneOrMore.optional(),
     })

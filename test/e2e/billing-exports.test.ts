@@ -56,7 +56,17 @@ interface Case {
   system: string;
   /** Files of the folder that match no kind, named as ignored. */
   ignored?: string[];
-  reexport: { file: string; from: string; to: string; document: string; totalAmount: string };
+  reexport: {
+    file: string;
+    from: string;
+    to: string;
+    document: string;
+    totalAmount: string;
+    /** Files of the export dropped again as they are with the changed one (an export of several files). */
+    with?: string[];
+    /** The document's due date after the re-export, when it changes. */
+    dueDate?: string;
+  };
 }
 
 const CASES: Case[] = [
@@ -109,6 +119,21 @@ const CASES: Case[] = [
       to: ',1,2026-02-02 12:00:00,1600.00000000,',
       document: '103',
       totalAmount: '4356.00',
+    },
+  },
+  {
+    // No paid amount in the audit trail, and amounts are frozen once a document is created: what a
+    // re-export can change is a due date. Dunmore's payment terms go from 14 to 30 days in the
+    // customer file (column AD), dropped with the unchanged audit trail: INV1004 is due later.
+    system: 'sage-50',
+    reexport: {
+      file: 'CUSTOMERS.CSV',
+      from: ',0.00,14,1,',
+      to: ',0.00,30,1,',
+      with: ['AUDIT.CSV'],
+      document: 'INV1004',
+      totalAmount: '380.00',
+      dueDate: '2026-02-21',
     },
   },
   {
@@ -309,12 +334,13 @@ describe('real billing exports, synced with configuration alone', () => {
         expect(result.json[kind], kind).toMatchObject({ created: 0, updated: 0, failed: 0 });
     });
 
-    it('when a re-export changes one amount, then that document alone is updated', async () => {
+    it('when a re-export changes one amount (or due date), then that document alone is updated', async () => {
       const { file, from, to, document, totalAmount } = c.reexport;
       const bytes = readFileSync(join(folder, file));
       const text = bytes.toString('latin1');
       expect(text.includes(from), `${file} holds ${from}`).toBe(true);
       drop(file, Buffer.from(text.replace(from, to), 'latin1'));
+      for (const other of c.reexport.with ?? []) drop(other);
       const result = await sync();
       expect(result.code, result.stderr).toBe(0);
       expect(result.json.invoices).toMatchObject({ created: 0, updated: 1, failed: 0 });
@@ -322,6 +348,7 @@ describe('real billing exports, synced with configuration alone', () => {
       expect(result.json.creditNotes).toMatchObject({ created: 0, updated: 0, failed: 0 });
       const changed = held().documents.find((d) => d.sourceId === document);
       expect(same(changed?.totalAmount, totalAmount)).toBe(true);
+      if (c.reexport.dueDate) expect(iso(changed?.dueDate ?? null)).toBe(c.reexport.dueDate);
     });
   });
 });

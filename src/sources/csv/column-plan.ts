@@ -1,7 +1,9 @@
-import type { ColumnSourceSetting } from '../../config/csv-format-schema.js';
+import type { ColumnRef, ColumnSourceSetting } from '../../config/csv-format-schema.js';
 import type { Stream } from '../../domain/records.js';
 import { CONTRACT_COLUMNS } from '../../records/columns.js';
+import { AccountValues } from './account-values.js';
 import { nearMiss } from './columns.js';
+import { FileColumns } from './file-columns.js';
 
 /** Where one contract column's value comes from in a file's rows. */
 export type ColumnSource =
@@ -9,7 +11,33 @@ export type ColumnSource =
   | { from: 'cells'; indexes: readonly number[] }
   | { from: 'value'; value: string }
   | { from: 'first'; indexes: readonly number[] }
-  | { from: 'map'; index: number; map: ReadonlyMap<string, string> };
+  | { from: 'map'; index: number; map: ReadonlyMap<string, string> }
+  /** Amounts of the row added up (net + tax). */
+  | { from: 'sum'; indexes: readonly number[] }
+  /** A date of the row plus days: a constant, or the account's (a column of the accounts file). */
+  | { from: 'plusDays'; index: number; days: number | AccountDays };
+
+/** The days an account's row of the accounts file gives, in a column read in the same pass. */
+export interface AccountDays {
+  ref: ColumnRef;
+  values: AccountValues;
+}
+
+/** The file's cells a source reads. */
+export function indexesOf(source: ColumnSource): readonly number[] {
+  switch (source.from) {
+    case 'cell':
+    case 'map':
+    case 'plusDays':
+      return [source.index];
+    case 'cells':
+    case 'first':
+    case 'sum':
+      return source.indexes;
+    case 'value':
+      return [];
+  }
+}
 
 /** The contract columns of a kind, each with where a file's row gives it. */
 export interface ColumnPlan {
@@ -20,8 +48,10 @@ export interface ColumnPlan {
    * where a property read is cheaper than a map lookup.
    */
   readonly columns: Readonly<Record<string, PlannedColumn | undefined>>;
-  /** The file's header cells (trimmed), to name a column as the file writes it. */
+  /** The file's header cells (trimmed), or its column letters, to name a column as the file writes it. */
   readonly headers: readonly string[];
+  /** The file has no header: its columns are named by letter (`column AD`). */
+  readonly headerless: boolean;
 }
 
 export interface PlannedColumn {
@@ -44,10 +74,11 @@ export function columnPlan(
   stream: Stream,
   sources: ReadonlyMap<string, ColumnSource>,
   headers: readonly string[] = [],
+  headerless = false,
 ): ColumnPlan {
   const columns: Record<string, PlannedColumn> = Object.create(null);
   for (const [column, source] of sources) columns[column] = { source, type: TYPES[column] ?? 'text' };
-  return { stream, sources, columns, headers };
+  return { stream, sources, columns, headers, headerless };
 }
 
 /**
@@ -58,45 +89,60 @@ export function columnPlan(
 export function fileColumnName(plan: ColumnPlan, column: string): string {
   const source = plan.columns[column]?.source;
   if (source === undefined || source.from === 'value') return column;
-  const indexes = source.from === 'cell' || source.from === 'map' ? [source.index] : source.indexes;
+  const indexes = indexesOf(source);
   const names = indexes.map((i) => plan.headers[i] ?? `#${i + 1}`);
-  const written = names.join(source.from === 'first' ? ' or ' : ' + ');
+  const joined = names.join(source.from === 'first' ? ' or ' : ' + ');
+  // Without a header, `column E (issuedDate)`, `columns H + J (totalAmount)`.
+  const written = plan.headerless ? `column${indexes.length > 1 ? 's' : ''} ${joined}` : joined;
   return written === column ? column : `${written} (${column})`;
 }
 
+/** One cell of the file as a message names it: `column J` without a header, else its header. */
+export const cellName = (plan: ColumnPlan, index: number): string =>
+  plan.headerless ? `column ${plan.headers[index] ?? index + 1}` : (plan.headers[index] ?? `#${index + 1}`);
+
 export type PlanResult = { ok: true; plan: ColumnPlan } | { ok: false; reason: string };
+
+/** What a plan may need besides the file's columns. */
+export interface PlanContext {
+  /** The values of the accounts files read in this pass (`plusDays: { accountColumn }`). */
+  accountValues?: AccountValues;
+}
 
 /**
  * Plans a kind's columns over a file's header: each column named in `columns.<kind>` from the
- * header(s) it names (exact, then case-insensitive) or its constant; every other contract column
- * from a header of its own name or `mapping` (`found`). A configured header the file lacks, or a
- * required column with no source, makes the file unreadable, the reason naming the key to fix.
+ * column(s) it names (a header, exact then case-insensitive; a letter in a file without a header;
+ * a number) or its constant; every other contract column from a header of its own name or
+ * `mapping` (`found`). A configured column the file lacks, or a required column with no source,
+ * makes the file unreadable, the reason naming the key to fix.
  *
- * @param cells the header's cells, trimmed
+ * @param cells the header's cells, trimmed (or the file's columns, `FileColumns`)
  * @param found contract column -> index, as the contract's names and `mapping` matched the header
  * @param fallback columns taken from another kind's plan when neither gives them (a derived
  *   account's `sourceId` from the documents' `accountSourceId`; credit notes from invoices)
  */
 export function planColumns(
   stream: Stream,
-  cells: readonly string[],
+  cells: FileColumns | readonly string[],
   configured: Readonly<Record<string, ColumnSourceSetting>> | undefined,
   found: ReadonlyMap<string, number>,
   fallback: ReadonlyMap<string, ColumnSource> = new Map(),
+  context: PlanContext = {},
 ): PlanResult {
+  const file = cells instanceof FileColumns ? cells : new FileColumns(cells);
   const sources = new Map<string, ColumnSource>();
-  const lookup = headerLookup(cells);
   for (const [column, setting] of Object.entries(configured ?? {})) {
-    const source = sourceOf(setting, lookup);
-    if (typeof source === 'string') {
-      const near = nearMiss(
-        source,
-        cells.filter((c) => c !== ''),
-      );
-      return {
-        ok: false,
-        reason: `columns.${stream}.${column} names the header "${source}", which this file does not have${near ? ` (did you mean "${near}"?)` : ''}; its headers: ${cells.filter((c) => c !== '').join(', ')}`,
-      };
+    const source = sourceOf(setting, file, context);
+    if (!('from' in source)) {
+      const key = `columns.${stream}.${column}`;
+      const near =
+        typeof source.missing === 'string' && !file.headerless
+          ? nearMiss(
+              source.missing,
+              file.cells.filter((c) => c !== ''),
+            )
+          : null;
+      return { ok: false, reason: file.missing(key, source.missing, near) };
     }
     sources.set(column, source);
   }
@@ -107,58 +153,63 @@ export function planColumns(
     .map((spec) => spec.name);
   if (missing.length > 0) {
     const plural = missing.length > 1 ? 's' : '';
+    const what = file.headerless ? `column${plural} (by letter: A, B, ...)` : `header${plural}`;
     return {
       ok: false,
-      reason: `missing required column${plural} ${missing.map((m) => `"${m}"`).join(', ')} of ${stream}: name the header${plural} (or a constant { value: ... }) in columns.${stream}`,
+      reason: `missing required column${plural} ${missing.map((m) => `"${m}"`).join(', ')} of ${stream}: name the ${what} (or a constant { value: ... }) in columns.${stream}`,
     };
   }
-  return { ok: true, plan: columnPlan(stream, sources, cells) };
+  return { ok: true, plan: columnPlan(stream, sources, file.cells, file.headerless) };
 }
 
-type Lookup = (header: string) => number | undefined;
-
-function headerLookup(cells: readonly string[]): Lookup {
-  const exact = new Map<string, number>();
-  const lower = new Map<string, number>();
-  for (const [i, cell] of cells.entries()) {
-    if (!exact.has(cell)) exact.set(cell, i);
-    if (!lower.has(cell.toLowerCase())) lower.set(cell.toLowerCase(), i);
-  }
-  return (header) => exact.get(header.trim()) ?? lower.get(header.trim().toLowerCase());
-}
-
-/** The source of a setting, or the header it names that the file lacks. */
-function sourceOf(setting: ColumnSourceSetting, lookup: Lookup): ColumnSource | string {
-  if (typeof setting === 'string') {
-    const index = lookup(setting);
-    return index === undefined ? setting : { from: 'cell', index };
-  }
-  if (Array.isArray(setting)) {
+/** The source of a setting, or the column it names that the file lacks. */
+function sourceOf(
+  setting: ColumnSourceSetting,
+  file: FileColumns,
+  context: PlanContext,
+): ColumnSource | { missing: ColumnRef } {
+  const many = (refs: readonly ColumnRef[]): number[] | { missing: ColumnRef } => {
     const indexes: number[] = [];
-    for (const header of setting) {
-      const index = lookup(header);
-      if (index === undefined) return header;
+    for (const ref of refs) {
+      const index = file.indexOf(ref);
+      if (index === undefined) return { missing: ref };
       indexes.push(index);
     }
-    return { from: 'cells', indexes };
+    return indexes;
+  };
+  if (typeof setting === 'string' || typeof setting === 'number') {
+    const index = file.indexOf(setting);
+    return index === undefined ? { missing: setting } : { from: 'cell', index };
+  }
+  if (Array.isArray(setting)) {
+    const indexes = many(setting);
+    return Array.isArray(indexes) ? { from: 'cells', indexes } : indexes;
   }
   if ('value' in setting) return { from: 'value', value: setting.value };
   if ('first' in setting) {
-    const indexes: number[] = [];
-    for (const header of setting.first) {
-      const index = lookup(header);
-      if (index === undefined) return header;
-      indexes.push(index);
-    }
-    return { from: 'first', indexes };
+    const indexes = many(setting.first);
+    return Array.isArray(indexes) ? { from: 'first', indexes } : indexes;
   }
-  const index = lookup(setting.header);
-  if (index === undefined) return setting.header;
+  if ('sum' in setting) {
+    const indexes = many(setting.sum);
+    return Array.isArray(indexes) ? { from: 'sum', indexes } : indexes;
+  }
+  if ('plusDays' in setting) {
+    const index = file.indexOf(setting.date);
+    if (index === undefined) return { missing: setting.date };
+    const { plusDays } = setting;
+    if (typeof plusDays === 'number') return { from: 'plusDays', index, days: plusDays };
+    // Without the pass's values (doctor reads a file's header only), an empty table: no row is read.
+    const values = context.accountValues ?? new AccountValues({ patterns: [], headerless: false });
+    return { from: 'plusDays', index, days: { ref: plusDays.accountColumn, values } };
+  }
+  const index = file.indexOf(setting.header);
+  if (index === undefined) return { missing: setting.header };
   const map = new Map(Object.entries(setting.map).map(([from, to]) => [from.trim().toLowerCase(), to]));
   return { from: 'map', index, map };
 }
 
-/** The index of a header (exact, then case-insensitive), for `skip` and `kindFrom`. */
-export function headerIndex(cells: readonly string[], header: string): number | undefined {
-  return headerLookup(cells)(header);
+/** The index of a column (a header, a letter without a header, a number), for `skip` and `kindFrom`. */
+export function headerIndex(cells: FileColumns | readonly string[], ref: ColumnRef): number | undefined {
+  return (cells instanceof FileColumns ? cells : new FileColumns(cells)).indexOf(ref);
 }

@@ -43,6 +43,8 @@ export interface ResolvedHeader {
   warnings: readonly string[];
   /** Field indexes of an error report's own columns (a report dropped back): not row data. */
   reportColumns: readonly number[];
+  /** The file has no header (`format.headerLine: none`): `cells` are its first row's column letters. */
+  headerless?: boolean;
 }
 
 /**

@@ -19,7 +19,7 @@ import {
 import { FirstSeenIndex } from './first-seen-index.js';
 import { MojibakeWatch } from './mojibake.js';
 import { type CheckedRow, checkRow, type RowToCheck, rawRecord, refusalEntry } from './row-check.js';
-import { isBlank, RowFields } from './row-fields.js';
+import { isBlank, RowFields, trimmed } from './row-fields.js';
 import { RowShaper } from './row-shaper.js';
 
 export interface CsvFileUnitProps {
@@ -122,10 +122,12 @@ export class CsvFileUnit implements SourceUnit {
     this.#state = 'reading';
     const { batchSize } = this.#props;
     let batch: SourceBatch = { records: [], rejected: [] };
-    let header = true;
     const reading = this.#props.reading;
-    const headerLine = reading?.headerLine ?? 1;
+    // A file without a header (`headerLine: none`) is all rows, from its first line.
+    const headerLine = reading ? (reading.headerLine ?? 1) : 1;
+    let header = reading?.headerLine !== null;
     const options = reading ? { encoding: reading.encoding, delimiter: reading.delimiter } : {};
+    reading?.accountValues?.values.fileRead(this.name);
     try {
       for await (const rows of readCsvRows(this.#props.file.path, options)) {
         for (const read of rows) {
@@ -296,12 +298,31 @@ export class CsvFileUnit implements SourceUnit {
   }
 
   #takeRecord(row: RowToCheck, batch: SourceBatch): Promise<void> | undefined {
+    if (row.kind === 'accounts' && this.stream === 'accounts') this.#noteAccountValues(row);
     const checked = this.#check(row);
     if (checked.pdfText === '') return this.#settle(row, batch, checked, null);
     return resolvePdf(this.#props.dropRealPath, checked.pdfText).then((pdf) => {
       if (!pdf.ok) checked.issues.push({ column: 'file', reason: pdf.reason });
       return this.#settle(row, batch, checked, pdf.ok ? pdf.value : null);
     });
+  }
+
+  /**
+   * An account row's values that document columns read (its payment days, for their due dates),
+   * into the pass's table: whether or not the row is valid (a document of an account that failed
+   * fails with the account's reason anyway).
+   */
+  #noteAccountValues(row: RowToCheck): void {
+    const noted = this.#props.reading?.accountValues;
+    if (!noted) return;
+    const account = row.view.get('sourceId');
+    if (account === '') return;
+    for (const { ref, index } of noted.columns)
+      noted.values.record(ref, account, {
+        value: trimmed(row.fields[index] ?? ''),
+        file: this.name,
+        line: row.line,
+      });
   }
 
   /** Everything that needs no file system: field count, values, duplicate sourceId. */

@@ -6,13 +6,21 @@ import type { Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
 import type { DropFileLedger } from '../ports.js';
 import type { RefusedUnit, Source, SourceNotices, SourceUnit } from '../source.js';
+import { AccountValues } from './account-values.js';
 import { assertValidMapping } from './columns.js';
 import { CsvFileUnit } from './csv-file-unit.js';
 import { DropFolder, PROCESSING_DIR } from './drop-folder.js';
 import { DuplicateFileUnit } from './duplicate-file-unit.js';
+import { kindFormat } from './file-format.js';
 import { inspectFile } from './file-inspection.js';
 import { readability } from './file-readability.js';
-import { fileKinds, ignoredDropFiles, orderDropFiles, StabilityTracker } from './file-selection.js';
+import {
+  DEFAULT_FILE_PATTERNS,
+  fileKinds,
+  ignoredDropFiles,
+  orderDropFiles,
+  StabilityTracker,
+} from './file-selection.js';
 import { type ClaimedFile, type DropContext, type FileNotices, rejectFile } from './file-settlement.js';
 import { correctionsOnly, snapshotOf } from './snapshot-files.js';
 
@@ -93,6 +101,13 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     warn: (unit, warning) => summary.warnings.push({ unit, warning }),
   };
   const ctx: DropContext = { sourceId: config.id, dryRun, folder, ledger, clock, log, notices };
+  // The accounts' values the documents' columns read (a due date from the account's payment days):
+  // filled by the accounts files of a pass, read by its documents, emptied at the next pass.
+  const accountValues = new AccountValues({
+    patterns: config.files?.accounts ?? DEFAULT_FILE_PATTERNS.accounts,
+    headerless: kindFormat(config, 'accounts').headerLine === null,
+    columns: config.columns,
+  });
 
   /** Checks a claimed file before any row is used; null when it was settled here. */
   async function prepare(
@@ -111,16 +126,24 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     if (snapshot.notes) log.info({ file: name, laterFile }, snapshot.notes[0]!);
     // A snapshot restates the whole set now: the same content as an earlier file is read again (its
     // unchanged rows cost no API call), so a customer back since, or deletions held then, are applied.
+    // So are the files of a due date from the account's payment days (`AccountValues.readAgain`).
+    const again = accountValues.readAgain(stream);
     if (
       previous !== null &&
       (previous.status === 'done' || previous.status === 'duplicate') &&
-      snapshot.snapshot === undefined
+      snapshot.snapshot === undefined &&
+      again === null
     ) {
       summary.duplicates.push(name);
       if (dryRun) log.info({ file: name, checksum }, 'duplicate file: would be archived without syncing');
       return new DuplicateFileUnit(ctx, file, previous);
     }
-    const resolution = await readability({ folder, dryRun, config }, { name, path, stream }, inspection);
+    if (previous !== null && again !== null) log.info({ file: name, again }, 'same content, read again');
+    const resolution = await readability(
+      { folder, dryRun, config, accountValues },
+      { name, path, stream },
+      inspection,
+    );
     if (!resolution.ok) {
       summary.rejected.push(name);
       if (dryRun) log.warn({ file: name, reason: resolution.reason }, 'file would be rejected');
@@ -132,7 +155,8 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     for (const warning of resolution.header.warnings) log.warn({ file: name, warning }, warning);
     log.debug({ file: name, checksum: file.checksum, size: file.size }, 'file claimed');
     // Lines less the header: blank lines and quoted line breaks make it an estimate (for progress).
-    const expectedRecords = Math.max(0, inspection.lines - 1);
+    const headerLines = resolution.reading.headerLine === null ? 0 : 1;
+    const expectedRecords = Math.max(0, inspection.lines - headerLines);
     return new CsvFileUnit({
       ctx,
       file,
@@ -184,6 +208,7 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
 
   async function* units(signal?: AbortSignal): AsyncGenerator<SourceUnit> {
     summary = emptySummary();
+    accountValues.clear();
     // Before anything is moved: a working folder replaced by a link fails the pass, naming it.
     await folder.checkWorkingFolders();
     if (!dryRun) await recoverStaleClaims();

@@ -13,7 +13,8 @@ export interface KindFormat {
   delimiter: Delimiter | 'auto';
   number: NumberFormat;
   dateFormat: string;
-  headerLine: number;
+  /** The header's line; null when the file has none (`headerLine: none`: columns by letter). */
+  headerLine: number | null;
 }
 
 export type Delimiter = ',' | ';' | '\t' | '|';
@@ -26,7 +27,7 @@ interface FormatSettings {
   decimalSeparator?: '.' | ',' | undefined;
   thousandsSeparator?: NumberFormat['thousandsSeparator'] | undefined;
   dateFormat?: string | undefined;
-  headerLine?: number | undefined;
+  headerLine?: number | 'none' | undefined;
 }
 
 export interface FormatConfig {
@@ -47,7 +48,7 @@ export function kindFormat(config: FormatConfig, stream: Stream): KindFormat {
       minorUnits: config.rows?.[stream]?.minorUnits ?? null,
     },
     dateFormat: merged.dateFormat ?? CONTRACT_DATE_FORMAT,
-    headerLine: merged.headerLine ?? 1,
+    headerLine: merged.headerLine === 'none' ? null : (merged.headerLine ?? 1),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ColumnSourceSetting } from '../../config/csv-format-schema.js';
+import type { ColumnRef, ColumnSourceSetting } from '../../config/csv-format-schema.js';
 import type { SourceConfig } from '../../config/schema.js';
 import { STREAM_ORDER, type Stream } from '../../domain/records.js';
 import type { SettingFact, SettingPiece } from '../source-description.js';
@@ -54,18 +54,32 @@ export function formatWords(format: KindFormat): string {
       ? `amounts in minor units (${number.minorUnits} decimals)`
       : `decimal "${number.decimalSeparator}", thousands ${number.thousandsSeparator === '' ? 'none' : `"${number.thousandsSeparator}"`}`,
     `dates ${format.dateFormat}`,
-    `header on line ${format.headerLine}`,
+    format.headerLine === null
+      ? 'no header (columns by letter: A, B, ...)'
+      : `header on line ${format.headerLine}`,
   ].join(', ');
 }
 
-/** Where a contract column's value comes from, in a few words: `Brutto`, `Line1 + Line2`, `= "EUR"`. */
+/**
+ * Where a contract column's value comes from, in a few words: `Brutto`, `Line1 + Line2`,
+ * `= "EUR"`, `sum of H, J`, `E plus 30 days`, `E plus the days in the account's AD`.
+ */
 export function columnSourceWords(source: ColumnSourceSetting): string {
   if (typeof source === 'string') return source;
-  if (Array.isArray(source)) return source.join(' + ');
+  if (typeof source === 'number') return refWords(source);
+  if (Array.isArray(source)) return source.map(refWords).join(' + ');
   if ('value' in source) return `= ${JSON.stringify(source.value)}`;
-  if ('first' in source) return `first of ${source.first.join(', ')}`;
-  return `${source.header} (values mapped)`;
+  if ('first' in source) return `first of ${source.first.map(refWords).join(', ')}`;
+  if ('sum' in source) return `sum of ${source.sum.map(refWords).join(', ')}`;
+  if ('plusDays' in source)
+    return typeof source.plusDays === 'number'
+      ? `${refWords(source.date)} plus ${source.plusDays} days`
+      : `${refWords(source.date)} plus the days in the account's ${refWords(source.plusDays.accountColumn)} (accounts file)`;
+  return `${refWords(source.header)} (values mapped)`;
 }
+
+/** A column as configured: a header or letter as written, a number as `column 8`. */
+const refWords = (ref: ColumnRef): string => (typeof ref === 'number' ? `column ${ref}` : ref);
 
 /** Each kind in one line, for `doctor`: its patterns, its format, whether `columns` / `rows` set it. */
 export function kindLines(config: CsvSourceConfig): string[] {

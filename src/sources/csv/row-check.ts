@@ -1,6 +1,7 @@
 import type { SourceRecord, Stream } from '../../domain/records.js';
 import { RECORD_BUILDERS, type RowIssue, type RowView } from '../../records/record-builders.js';
 import type { ResolvedHeader } from './columns.js';
+import { letterSpan } from './file-columns.js';
 import type { FirstSeenIndex } from './first-seen-index.js';
 import { ShapedRow } from './shaped-row.js';
 
@@ -44,7 +45,9 @@ export function checkRow(row: RowToCheck, ctx: RowCheckContext): CheckedRow {
   const issues: RowIssue[] = built.issues;
   if (row.issues) issues.push(...row.issues);
   if (row.fields.length !== header.cells.length) {
-    const reason = `the row has ${row.fields.length} fields but the header has ${header.cells.length}`;
+    const reason = header.headerless
+      ? widthReason(row, header.cells.length)
+      : `the row has ${row.fields.length} fields but the header has ${header.cells.length}`;
     issues.unshift({ column: '', reason });
   }
   const sourceId = row.view.get('sourceId');
@@ -61,6 +64,18 @@ export function checkRow(row: RowToCheck, ctx: RowCheckContext): CheckedRow {
   }
   const pdfText = row.kind === 'accounts' ? '' : row.view.get('file');
   return { record: built.record, issues, sourceId, duplicate: first !== undefined, pdfText };
+}
+
+/**
+ * A row of a file without a header whose width is not its first row's: its values would be read
+ * from the wrong columns (a comma left unquoted shifts them all). Names the columns read that the
+ * row lacks, by letter.
+ */
+function widthReason(row: RowToCheck, width: number): string {
+  const n = row.fields.length;
+  const reason = `the row has ${n} column${n === 1 ? '' : 's'} (${letterSpan(n)}) but the file's first row has ${width} (${letterSpan(width)})`;
+  const lacking = row.view instanceof ShapedRow ? row.view.columnsBeyond(n) : [];
+  return lacking.length > 0 ? `${reason}: it has no ${lacking.join(', ')}` : reason;
 }
 
 /** A refused row as its report and failure say it: columns as the file names them. */

@@ -1,7 +1,9 @@
 import type { ColumnSourceSetting, DocumentRowsSettings, SkipRule } from '../../config/csv-format-schema.js';
 import type { Stream } from '../../domain/records.js';
+import type { AccountValues } from './account-values.js';
 import { type ColumnPlan, type ColumnSource, headerIndex, planColumns } from './column-plan.js';
 import { dateReader } from './date-format.js';
+import { FileColumns } from './file-columns.js';
 import type { KindFormat } from './file-format.js';
 import { trimmed } from './row-fields.js';
 import type { ValueFormat } from './shaped-row.js';
@@ -41,18 +43,24 @@ export const hasShape = (settings: ShapeSettings, stream: Stream): boolean =>
 /**
  * Compiles the shape of a file of `stream` over its header.
  *
+ * @param header the header's cells, or the file's columns (`FileColumns`: by letter without a header)
  * @param found contract column -> index, matched by the contract's names and `mapping`, per kind
+ * @param accountValues the values of the accounts files read in this pass, for the columns that
+ *   read them (`plusDays: { accountColumn }`)
  */
 export function compileShape(
   stream: Stream,
-  cells: readonly string[],
+  header: FileColumns | readonly string[],
   settings: ShapeSettings,
   format: KindFormat,
   found: (kind: Stream) => ReadonlyMap<string, number>,
+  accountValues?: AccountValues,
 ): ShapeResult {
   const rows = settings.rows?.[stream] ?? {};
   const plans: Partial<Record<Stream, ColumnPlan>> = {};
-  const main = planColumns(stream, cells, settings.columns?.[stream], found(stream));
+  const cells = header instanceof FileColumns ? header : new FileColumns(header);
+  const context = accountValues ? { accountValues } : {};
+  const main = planColumns(stream, cells, settings.columns?.[stream], found(stream), new Map(), context);
   if (!main.ok) return main;
   plans[stream] = main.plan;
   const kindFrom = rows.kindFrom ? kindColumn(cells, rows.kindFrom) : null;
@@ -62,7 +70,7 @@ export function compileShape(
   for (const kind of documentKinds) {
     if (kind === stream || stream === 'accounts') continue;
     // The other kind reads like the file's own unless columns.<kind> says otherwise.
-    const other = planColumns(kind, cells, settings.columns?.[kind], found(kind), main.plan.sources);
+    const other = planColumns(kind, cells, settings.columns?.[kind], found(kind), main.plan.sources, context);
     if (!other.ok) return other;
     plans[kind] = other.plan;
   }
@@ -70,7 +78,14 @@ export function compileShape(
     const fallback = new Map<string, ColumnSource>();
     const accountKey = main.plan.sources.get('accountSourceId');
     if (accountKey) fallback.set('sourceId', accountKey);
-    const accounts = planColumns('accounts', cells, settings.columns?.accounts, found('accounts'), fallback);
+    const accounts = planColumns(
+      'accounts',
+      cells,
+      settings.columns?.accounts,
+      found('accounts'),
+      fallback,
+      context,
+    );
     if (!accounts.ok) return { ok: false, reason: `deriveAccounts: ${accounts.reason}` };
     plans.accounts = accounts.plan;
   }
@@ -95,27 +110,21 @@ export function compileShape(
   };
 }
 
-const missingHeader = (key: string, header: string, cells: readonly string[]): string =>
-  `${key} names the header "${header}", which this file does not have; its headers: ${cells.filter((c) => c !== '').join(', ')}`;
-
 function kindColumn(
-  cells: readonly string[],
+  cells: FileColumns,
   setting: NonNullable<DocumentRowsSettings['kindFrom']>,
 ): RowShape['kindFrom'] | string {
   const index = headerIndex(cells, setting.column);
-  if (index === undefined) return missingHeader('rows.kindFrom.column', setting.column, cells);
+  if (index === undefined) return cells.missing('rows.kindFrom.column', setting.column);
   const kinds = new Map<string, Stream>();
   for (const value of setting.invoices ?? []) kinds.set(value.trim().toLowerCase(), 'invoices');
   for (const value of setting.creditNotes ?? []) kinds.set(value.trim().toLowerCase(), 'creditNotes');
   return { index, kinds };
 }
 
-function skipTest(
-  cells: readonly string[],
-  rule: SkipRule,
-): ((fields: readonly string[]) => boolean) | string {
+function skipTest(cells: FileColumns, rule: SkipRule): ((fields: readonly string[]) => boolean) | string {
   const index = headerIndex(cells, rule.column);
-  if (index === undefined) return missingHeader('rows.skip column', rule.column, cells);
+  if (index === undefined) return cells.missing('rows.skip column', rule.column);
   const cellOf = (fields: readonly string[]) => trimmed(fields[index] ?? '');
   if (rule.empty) return (fields) => cellOf(fields) === '';
   if (rule.equals !== undefined) {

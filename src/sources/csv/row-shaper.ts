@@ -160,10 +160,8 @@ export class RowShaper {
   #kindOf(row: CsvRow, kind: Stream): { kind: Stream; negate: boolean } {
     if (kind === 'accounts' || (kind === 'invoices' && !this.#shape.negativeIsCreditNote))
       return { kind, negate: false };
-    // The sign as written (`-238,00`, `238,00-`, `(238.00)`): no need to read the amount.
-    const total = this.#view(row, kind, false).raw('totalAmount');
-    const negative = total.startsWith('-') || total.endsWith('-') || total.startsWith('(');
-    if (!negative) return { kind, negate: false };
+    // The sign as written (`-238,00`, `238,00-`, `(238.00)`), or of the sum of its columns.
+    if (!this.#view(row, kind, false).isNegative('totalAmount')) return { kind, negate: false };
     if (kind === 'creditNotes') return { kind, negate: true };
     return this.#shape.negativeIsCreditNote ? { kind: 'creditNotes', negate: true } : { kind, negate: false };
   }

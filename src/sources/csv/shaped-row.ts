@@ -1,9 +1,16 @@
 import { formatDecimal, parseDecimal } from '../../domain/decimal.js';
-import { isoDateOf } from '../../domain/records.js';
-import { isPlainDecimal } from '../../records/field-validators.js';
+import { type DateParts, isoDateOf } from '../../domain/records.js';
+import { type Checked, checkAmount, isPlainDecimal } from '../../records/field-validators.js';
 import type { RowView } from '../../records/record-builders.js';
 import { isPlainFormat, type NumberFormat, plainAmount } from './amount-format.js';
-import { type ColumnPlan, type ColumnSource, fileColumnName } from './column-plan.js';
+import {
+  type AccountDays,
+  type ColumnPlan,
+  type ColumnSource,
+  cellName,
+  fileColumnName,
+  indexesOf,
+} from './column-plan.js';
 import type { DateReader } from './date-format.js';
 import { trimmed } from './row-fields.js';
 
@@ -23,10 +30,10 @@ const UNREADABLE = '\u0000';
 
 /**
  * A row of a file with `columns` or a format of its own, by contract column: each value from
- * where the plan says (a header, headers joined, a constant, a translated value), amounts and
- * dates rewritten into the contract's form (`1.440,00` -> `1440.00`, `12.01.2026` ->
- * `2026-01-12`). A value that cannot be read fails its record's check, and `explain` says why in
- * the file's terms, so the report quotes it as the file writes it.
+ * where the plan says (a header, headers joined, a constant, a translated value, amounts added
+ * up, a date plus days), amounts and dates rewritten into the contract's form (`1.440,00` ->
+ * `1440.00`, `12.01.2026` -> `2026-01-12`). A value that cannot be read fails its record's check,
+ * and `explain` says why in the file's terms, so the report quotes it as the file writes it.
  */
 export class ShapedRow implements RowView {
   #reasons: Map<string, string> | undefined;
@@ -52,6 +59,11 @@ export class ShapedRow implements RowView {
     const planned = this.plan.columns[column];
     if (planned === undefined) return column === 'paidAmount' ? this.#paidFromOpen() : '';
     const { source } = planned;
+    // Computed values (a sum, a date plus days) off the common path of a plain cell.
+    if (source.from !== 'cell') {
+      if (source.from === 'sum') return this.#sum(column, source.indexes, this.options.negate === true);
+      if (source.from === 'plusDays') return this.#plusDays(column, source.index, source.days);
+    }
     const raw =
       source.from === 'cell' ? trimmed(this.fields[source.index] ?? '') : cellValue(source, this.fields);
     // A constant of the configuration is written in the contract's form, not the file's.
@@ -68,6 +80,14 @@ export class ShapedRow implements RowView {
     return column === '' ? column : fileColumnName(this.plan, column);
   }
 
+  /** The columns this row's record reads that a row of `width` cells lacks: `column AD (dueDate)`. */
+  columnsBeyond(width: number): string[] {
+    const lacking = new Set<string>();
+    for (const [column, source] of this.plan.sources)
+      for (const i of indexesOf(source)) if (i >= width) lacking.add(`${cellName(this.plan, i)} (${column})`);
+    return [...lacking];
+  }
+
   explain(column: string): string | undefined {
     return this.#reasons?.get(column);
   }
@@ -78,17 +98,83 @@ export class ShapedRow implements RowView {
     return source === undefined ? '' : cellValue(source, this.fields);
   }
 
+  /**
+   * Whether an amount is written negative (`-238,00`, `238,00-`, `(238.00)`), or, added up from
+   * several columns, comes to less than zero: the sign a credit note may be told by.
+   */
+  isNegative(column: string): boolean {
+    const source = this.plan.sources.get(column);
+    if (source?.from === 'sum') return this.#sum(column, source.indexes, false).startsWith('-');
+    const written = this.raw(column);
+    return written.startsWith('-') || written.endsWith('-') || written.startsWith('(');
+  }
+
   #amount(column: string, raw: string): string {
+    const read = this.#plain(raw);
+    if (!read.ok) return this.#refuse(column, raw, read.reason);
+    return this.options.negate ? negated(read.value) : read.value;
+  }
+
+  /** An amount of the file in the contract's form, or why the file's format cannot read it. */
+  #plain(raw: string): Checked<string> {
     const number = this.format.number;
-    let plain = raw;
     // The contract's own form needs no rewriting; anything else is read in the file's format, so
     // a `1.234,55` in a file said to write `1234.55` is refused with the setting to check.
-    if (!isPlainFormat(number) || !isPlainDecimal(raw)) {
-      const read = plainAmount(raw, number);
-      if (!read.ok) return this.#refuse(column, raw, read.reason);
-      plain = read.value;
+    if (isPlainFormat(number) && isPlainDecimal(raw)) return { ok: true, value: raw };
+    return plainAmount(raw, number);
+  }
+
+  /**
+   * The amounts of several cells added up exactly (bigint, never a JS number); an empty cell
+   * counts as zero, all of them empty give no value. A cell that is no amount fails the column,
+   * naming that cell (`column J: not an amount in the form 1234.56: "n/a"`).
+   */
+  #sum(column: string, indexes: readonly number[], negate: boolean): string {
+    let total = 0n;
+    let any = false;
+    for (const i of indexes) {
+      const raw = trimmed(this.fields[i] ?? '');
+      if (raw === '') continue;
+      any = true;
+      const read = this.#plain(raw);
+      const amount = read.ok ? checkAmount(read.value) : read;
+      if (!amount.ok) return this.#refuse(column, raw, `${cellName(this.plan, i)}: ${amount.reason}`);
+      total += parseDecimal(amount.value);
     }
-    return this.options.negate ? negated(plain) : plain;
+    if (!any) return '';
+    return formatDecimal(negate ? -total : total);
+  }
+
+  /**
+   * A date of the row plus days: a constant, or the account's, from the accounts file read in the
+   * same pass (`plusDays: { accountColumn: AD }`). An account whose days are not known in this
+   * pass fails the row, saying which file to drop with this one: never a date made up without them.
+   */
+  #plusDays(column: string, index: number, days: number | AccountDays): string {
+    const raw = trimmed(this.fields[index] ?? '');
+    if (raw === '') return '';
+    const read = this.format.date(raw);
+    if (!read.ok) return this.#refuse(column, raw, read.reason);
+    if (typeof days === 'number') return isoDateOf(addDays(read.value, days));
+    const account = this.get('accountSourceId');
+    // No account: its own column says so (required); a date cannot be made without its days.
+    if (account === '') return '';
+    const found = days.values.lookup(days.ref, account);
+    if (found === undefined) return this.#refuse(column, raw, days.values.unknownReason(days.ref, account));
+    const where = `${days.values.columnName(days.ref)} of account "${account}" (${found.file}, line ${found.line})`;
+    if (found.value === '')
+      return this.#refuse(
+        column,
+        raw,
+        `the days to add are empty in ${where}: fill them in the accounts file`,
+      );
+    if (!/^\d{1,5}$/.test(found.value))
+      return this.#refuse(
+        column,
+        raw,
+        `the days to add are not a whole number of days in ${where}: "${found.value}"`,
+      );
+    return isoDateOf(addDays(read.value, Number(found.value)));
   }
 
   #date(column: string, raw: string): string {
@@ -154,7 +240,21 @@ function cellValue(source: ColumnSource, fields: readonly string[]): string {
       const value = trimmed(fields[source.index] ?? '');
       return source.map.get(value.toLowerCase()) ?? value;
     }
+    case 'sum':
+      return source.indexes
+        .map((i) => trimmed(fields[i] ?? ''))
+        .filter((v) => v !== '')
+        .join(' + ');
+    case 'plusDays':
+      return trimmed(fields[source.index] ?? '');
   }
+}
+
+/** A calendar date `days` later (UTC arithmetic: no time zone or daylight saving moves it). */
+export function addDays(date: DateParts, days: number): DateParts {
+  const at = new Date(0);
+  at.setUTCFullYear(date.year, date.month - 1, date.day + days);
+  return { year: at.getUTCFullYear(), month: at.getUTCMonth() + 1, day: at.getUTCDate() };
 }
 
 /** `12.50` -> `-12.50`, `-3` -> `3`. */
