@@ -37,7 +37,11 @@ const singerColumn = z.union([
   path,
   z.array(path).min(1, 'one path or more'),
   z.strictObject({ value: z.string() }),
-  z.strictObject({ first: z.array(path).min(1), otherwise: z.string().optional() }),
+  /** The first with a value; an entry may be a list of paths joined (an address's lines). */
+  z.strictObject({
+    first: z.array(z.union([path, z.array(path).min(1)])).min(1),
+    otherwise: z.string().optional(),
+  }),
   z.strictObject({ path, map: z.record(z.string(), z.string()) }),
 ]);
 export type SingerColumnSetting = z.output<typeof singerColumn>;
@@ -77,6 +81,11 @@ const singerStream = z
     columns: z.record(z.string(), singerColumn).default({}),
     /** Records skipped and counted, never failed (a draft, a bill): any rule that matches skips. */
     skip: z.array(skipRule).default([]),
+    /**
+     * An invoice whose total is negative is a credit note, its amounts made positive (a Stripe
+     * invoice crediting the customer's balance). For `kind: invoices` streams.
+     */
+    negativeIsCreditNote: z.boolean().default(false),
     /** Amounts are integers in minor units (Stripe's cents): `true` (2 decimals) or the number of decimals. */
     minorUnits: z
       .union([z.boolean(), z.number().int().min(0).max(4), z.null()])
@@ -84,6 +93,12 @@ const singerStream = z
       .default(null),
   })
   .superRefine((stream, ctx) => {
+    if (stream.negativeIsCreditNote && stream.kind !== 'invoices')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['negativeIsCreditNote'],
+        message: 'only for a stream of kind invoices (its negative totals become credit notes)',
+      });
     const known = [...CONTRACT_COLUMNS[stream.kind].map((c) => c.name), ...EXTRA_COLUMNS[stream.kind]];
     for (const name of Object.keys(stream.columns))
       if (!known.includes(name))

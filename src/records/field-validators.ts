@@ -114,7 +114,8 @@ export function checkCurrency(text: string): Checked<string> {
  * `Deutschland`, `United Kingdom`, `France`): given as its alpha-2 code (see `countryCodeOf`).
  */
 export function checkCountry(text: string): Checked<string> {
-  if (COUNTRY_RE.test(text)) return ok(text);
+  // `UK` is two capitals but no ISO code (it is reserved for the United Kingdom: GB), as Xero writes it.
+  if (COUNTRY_RE.test(text) && text !== 'UK') return ok(text);
   const code = countryCodeOf(text);
   return code !== null
     ? ok(code)

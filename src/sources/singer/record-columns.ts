@@ -61,7 +61,7 @@ export function recordColumns(
   return {
     stream,
     label: (column) => planned.get(column)?.label ?? column,
-    text: (record, path) => textAt(record, path.split('.')),
+    text: (record, path) => textAt(record, parsePath(path)),
     view(record) {
       let reasons: Map<string, string> | undefined;
       const read = (column: string): string => {
@@ -127,38 +127,34 @@ function fromMinorUnits(text: string, decimals: number): string | null {
 
 function plan(column: string, setting: SingerColumnSetting): PlannedColumn {
   if (typeof setting === 'string') {
-    const path = setting.split('.');
+    const path = parsePath(setting);
     return { get: (r) => textAt(r, path), label: labelOf(setting, column), paths: [setting] };
   }
   if (Array.isArray(setting)) {
-    const paths = setting.map((p) => p.split('.'));
+    const paths = setting.map(parsePath);
     return {
-      get: (r) =>
-        paths
-          .map((p) => textAt(r, p))
-          .filter((t) => t !== '')
-          .join(', '),
+      get: (r) => joined(r, paths),
       label: `${setting.join(' + ')} (${column})`,
       paths: setting,
     };
   }
   if ('value' in setting) return { get: () => setting.value.trim(), label: column, paths: [] };
   if ('first' in setting) {
-    const paths = setting.first.map((p) => p.split('.'));
+    const groups = setting.first.map((entry) => (Array.isArray(entry) ? entry : [entry]).map(parsePath));
     const otherwise = setting.otherwise?.trim() ?? '';
     return {
       get: (r) => {
-        for (const p of paths) {
-          const text = textAt(r, p);
+        for (const group of groups) {
+          const text = joined(r, group);
           if (text !== '') return text;
         }
         return otherwise;
       },
-      label: `${setting.first.join(' or ')} (${column})`,
-      paths: setting.first,
+      label: `${setting.first.map((e) => (Array.isArray(e) ? e.join(' + ') : e)).join(' or ')} (${column})`,
+      paths: setting.first.flat(),
     };
   }
-  const path = setting.path.split('.');
+  const path = parsePath(setting.path);
   const map = new Map(Object.entries(setting.map).map(([from, to]) => [from.trim().toLowerCase(), to]));
   return {
     get: (r) => {
@@ -170,23 +166,68 @@ function plan(column: string, setting: SingerColumnSetting): PlannedColumn {
   };
 }
 
+/** The non-empty values of several paths, joined with ", ". */
+const joined = (record: JsonObject, paths: readonly (readonly Step[])[]): string =>
+  paths
+    .map((p) => textAt(record, p))
+    .filter((t) => t !== '')
+    .join(', ');
+
 const labelOf = (path: string, column: string): string => (path === column ? column : `${path} (${column})`);
+
+/** One step of a path: a field, or the element of an array whose field has a value. */
+interface Step {
+  key: string;
+  where?: { field: string; value: string };
+}
+
+/**
+ * `address.city` -> two steps; `Addresses.0.City` reads an array's first element;
+ * `Addresses[AddressType=STREET].City` the element whose `AddressType` is `STREET` (compared as
+ * text, case-insensitively).
+ */
+export function parsePath(path: string): Step[] {
+  const steps: Step[] = [];
+  for (const part of path.match(/[^.[]+(?:\[[^\]]*\])?/g) ?? []) {
+    const m = /^([^[]+)\[([^=\]]+)=([^\]]*)\]$/.exec(part);
+    steps.push(
+      m ? { key: m[1]!, where: { field: m[2]!.trim(), value: m[3]!.trim().toLowerCase() } } : { key: part },
+    );
+  }
+  return steps;
+}
+
+/** The object or array holding the last step's value, and that value. */
+function stepInto(holder: unknown, step: Step): unknown {
+  if (typeof holder !== 'object' || holder === null) return undefined;
+  const value = (holder as Record<string, unknown>)[step.key];
+  if (step.where === undefined) return value;
+  if (!Array.isArray(value)) return undefined;
+  const { field, value: wanted } = step.where;
+  return value.find(
+    (element) =>
+      typeof element === 'object' &&
+      element !== null &&
+      String((element as Record<string, unknown>)[field] ?? '').toLowerCase() === wanted,
+  );
+}
 
 /**
  * The value at a path as text: strings trimmed, numbers as the tap wrote them, booleans as
  * `true`/`false`, null or absent as `''`, an array of scalars joined with `|` (tags), anything else
  * as JSON.
  */
-function textAt(record: JsonObject, path: readonly string[]): string {
+function textAt(record: JsonObject, path: readonly Step[]): string {
   let holder: unknown = record;
-  for (let i = 0; i < path.length - 1; i++) {
-    if (typeof holder !== 'object' || holder === null) return '';
-    holder = (holder as Record<string, unknown>)[path[i]!];
-  }
+  for (let i = 0; i < path.length - 1; i++) holder = stepInto(holder, path[i]!);
   if (typeof holder !== 'object' || holder === null) return '';
-  const key = path[path.length - 1]!;
-  const value = (holder as Record<string, unknown>)[key];
-  return textOfValue(holder, key, value);
+  const last = path[path.length - 1]!;
+  if (last.where !== undefined) {
+    const element = stepInto(holder, last);
+    return element === undefined ? '' : JSON.stringify(element);
+  }
+  const value = (holder as Record<string, unknown>)[last.key];
+  return textOfValue(holder, last.key, value);
 }
 
 function textOfValue(holder: object, key: string, value: unknown): string {

@@ -23,7 +23,7 @@ export class SchemaCheck {
   setSchema(stream: string, schema: JsonObject): void {
     try {
       const { $schema: _ignored, ...rest } = schema;
-      this.#validators.set(stream, this.#ajv.compile(rest));
+      this.#validators.set(stream, this.#ajv.compile(checkable(rest) as JsonObject));
       this.uncompiled.delete(stream);
     } catch (error) {
       this.#validators.set(stream, null);
@@ -44,4 +44,29 @@ export class SchemaCheck {
     const where = first.instancePath === '' ? 'the record' : first.instancePath.slice(1).replaceAll('/', '.');
     return `does not match its stream's SCHEMA: ${where} ${first.message ?? 'is invalid'}`;
   }
+}
+
+/**
+ * A tap's schema as Ajv should check it: draft 4's boolean `exclusiveMinimum`/`exclusiveMaximum`
+ * (tap-xero's schemas) in the later drafts' form (`{ minimum: 0, exclusiveMinimum: true }` ->
+ * `{ exclusiveMinimum: 0 }`), and without `multipleOf`: tap-xero's `multipleOf: 1e-05` on floats
+ * fails for 4.35 or 1234567.89 once they are JS numbers (4.35 / 1e-05 is not an integer in binary
+ * floating point). The amounts the contract takes are checked exactly, from their text, instead.
+ */
+function checkable(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(checkable);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) if (key !== 'multipleOf') out[key] = checkable(value);
+  for (const [flag, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
+    if (typeof out[flag] !== 'boolean') continue;
+    if (out[flag] === true && typeof out[bound] === 'number') {
+      out[flag] = out[bound];
+      delete out[bound];
+    } else delete out[flag];
+  }
+  return out;
 }

@@ -60,7 +60,7 @@ function settingWords(setting: SingerColumnSetting): string {
   if (Array.isArray(setting)) return setting.join(' + ');
   if ('value' in setting) return `"${setting.value}"`;
   if ('first' in setting)
-    return `first of ${setting.first.join(', ')}${setting.otherwise !== undefined ? `, else "${setting.otherwise}"` : ''}`;
+    return `first of ${setting.first.map((e) => (Array.isArray(e) ? e.join(' + ') : e)).join(', ')}${setting.otherwise !== undefined ? `, else "${setting.otherwise}"` : ''}`;
   return `${setting.path} mapped`;
 }
 

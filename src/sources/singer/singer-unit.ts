@@ -2,7 +2,7 @@ import type { SingerSettings, SingerStreamSettings } from '../../config/singer-s
 import type { RecordOrigin, RowProblem, SourceRecord, Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
 import { KIND_OF_STREAM } from '../../records/columns.js';
-import { RECORD_BUILDERS, type RowIssue } from '../../records/record-builders.js';
+import { RECORD_BUILDERS, type RowIssue, type RowView } from '../../records/record-builders.js';
 import type { SourceBatch, SourceUnit } from '../source.js';
 import { type RecordColumns, recordColumns } from './record-columns.js';
 import { SchemaCheck } from './schema-check.js';
@@ -238,7 +238,10 @@ export class SingerUnit implements SourceUnit {
     const issues: RowIssue[] = [];
     const schemaProblem = this.#schemas.problem(streamName, record);
     if (schemaProblem !== null) issues.push({ column: '', reason: schemaProblem });
-    const built = RECORD_BUILDERS[stream.kind](view);
+    // A negative invoice as a credit note: the same record read with its amounts' signs turned.
+    const credit = stream.negativeIsCreditNote && view.get('totalAmount').startsWith('-');
+    const kind = credit ? 'creditNotes' : stream.kind;
+    const built = RECORD_BUILDERS[kind](credit ? negatedAmounts(view) : view);
     issues.push(
       ...built.issues.map((i) => ({
         column: i.column === '' ? '' : columns.label(i.column),
@@ -251,7 +254,7 @@ export class SingerUnit implements SourceUnit {
       yield {
         seq,
         rejected: {
-          kind: KIND_OF_STREAM[stream.kind],
+          kind: KIND_OF_STREAM[kind],
           sourceKey: sourceId !== '' ? sourceId : `${streamName}:line ${line}`,
           file: origin.file!,
           line,
@@ -385,6 +388,19 @@ export class SingerUnit implements SourceUnit {
     this.#state = 'settled';
     await this.#props.input.stop();
   }
+}
+
+/** A view whose amounts have their sign turned (`-297.50` -> `297.50`, `0` stays). */
+function negatedAmounts(view: RowView): RowView {
+  return {
+    ...view,
+    get(column) {
+      const text = view.get(column);
+      if (column !== 'totalAmount' && column !== 'taxAmount') return text;
+      if (text.startsWith('-')) return text.slice(1);
+      return /^[+]?[0.]*$/.test(text) ? text : `-${text}`;
+    },
+  };
 }
 
 function toBatch(items: readonly Item[]): SourceBatch {

@@ -124,6 +124,8 @@ describe('currency and country codes', () => {
     expect(checkCountry('fr')).toEqual({ ok: true, value: 'FR' });
     expect(checkCountry('Germany')).toEqual({ ok: true, value: 'DE' });
     expect(checkCountry('Royaume-Uni')).toEqual({ ok: true, value: 'GB' });
+    // Two capitals, but not ISO's: the United Kingdom's code is GB (Xero writes UK).
+    expect(checkCountry('UK')).toEqual({ ok: true, value: 'GB' });
   });
 
   it('when the country is neither a code nor a name, then the reason names ISO 3166 and names', () => {
