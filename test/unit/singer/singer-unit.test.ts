@@ -244,4 +244,102 @@ describe('a Singer run as a unit', () => {
     });
     await expect(failing).rejects.toThrow('exited with code 1');
   });
+
+  it('reads an array element chosen by a field, the first of several joined groups', async () => {
+    const xero = settings({
+      streams: {
+        contacts: {
+          kind: 'accounts',
+          columns: {
+            sourceId: 'ContactID',
+            fullName: 'Name',
+            currencyCode: { first: ['DefaultCurrency'], otherwise: 'GBP' },
+            'billingAddress.street': {
+              first: [
+                ['Addresses[AddressType=POBOX].AddressLine1', 'Addresses[AddressType=POBOX].AddressLine2'],
+                ['Addresses[AddressType=street].AddressLine1', 'Addresses[AddressType=street].AddressLine2'],
+              ],
+            },
+            'billingAddress.city': 'Addresses[AddressType=STREET].City',
+          },
+        },
+      },
+    });
+    const addresses = (pobox: Record<string, string>) => [
+      { AddressType: 'STREET', AddressLine1: '3 Merrion Square', AddressLine2: 'North', City: 'Dublin' },
+      { AddressType: 'POBOX', AddressLine1: '', AddressLine2: '', City: '', ...pobox },
+    ];
+    const { batches } = await run(
+      [
+        {
+          type: 'RECORD',
+          stream: 'contacts',
+          record: { ContactID: 'A', Name: 'A', Addresses: addresses({}) },
+        },
+        {
+          type: 'RECORD',
+          stream: 'contacts',
+          record: {
+            ContactID: 'B',
+            Name: 'B',
+            DefaultCurrency: '',
+            Addresses: addresses({ AddressLine1: 'PO Box 7' }),
+          },
+        },
+      ],
+      { settings: xero },
+    );
+    const [a, b] = batches.flatMap((x) => x.records.map((r) => r.record)) as Array<{
+      currencyCode: string;
+      billingAddress: { street: string; city: string };
+    }>;
+    expect(a).toMatchObject({
+      currencyCode: 'GBP',
+      billingAddress: { street: '3 Merrion Square, North', city: 'Dublin' },
+    });
+    expect(b!.billingAddress.street).toBe('PO Box 7');
+  });
+
+  it('makes a negative invoice a credit note with positive amounts when negativeIsCreditNote says so', async () => {
+    const stripe = settings({
+      streams: {
+        invoices: {
+          kind: 'invoices',
+          minorUnits: true,
+          negativeIsCreditNote: true,
+          columns: {
+            sourceId: 'id',
+            number: 'number',
+            accountSourceId: 'customer',
+            issuedDate: 'created',
+            dueDate: { first: ['due_date', 'created'] },
+            totalAmount: 'total',
+            taxAmount: 'tax',
+            paidAmount: 'amount_paid',
+          },
+        },
+      },
+    });
+    const invoice = (id: string, total: number, tax: number) => ({
+      type: 'RECORD',
+      stream: 'invoices',
+      record: {
+        id,
+        number: id,
+        customer: 'cus_1',
+        created: '2025-04-02T08:15:22.000000Z',
+        due_date: null,
+        total,
+        tax,
+        amount_paid: 0,
+      },
+    });
+    const { batches } = await run([invoice('in_1', -29750, -4750), invoice('in_2', 12000, 2000)], {
+      settings: stripe,
+    });
+    expect(batches.flatMap((b) => b.records.map((r) => r.record))).toMatchObject([
+      { kind: 'creditNote', sourceId: 'in_1', totalAmount: '297.50', taxAmount: '47.50' },
+      { kind: 'invoice', sourceId: 'in_2', totalAmount: '120.00', taxAmount: '20.00' },
+    ]);
+  });
 });
