@@ -115,7 +115,7 @@ export function textSummary(summaries: readonly SourceSummary[], json: JsonSumma
   lines.push(...skippedFileLines(summaries));
   if (json.skippedRows > 0)
     lines.push(
-      `${json.skippedRows} ${json.skippedRows === 1 ? 'row' : 'rows'} skipped (totals, footers, or rows of another kind, as rows: says)`,
+      `${json.skippedRows} ${json.skippedRows === 1 ? 'row' : 'rows'} skipped (totals, footers, rows of another kind, as the source's rows or skip settings say)`,
     );
   for (const s of summaries)
     if ((s.ignored ?? []).length > 0)
