@@ -173,6 +173,18 @@ describe('SQL source on MariaDB: keyset pages, look-back, timeout and read-only 
     );
     expect(bad.status).toBe('fail');
     expect(bad.detail).toMatch(/^the invoices query does not compile: Unknown column 'total_ttcc'/);
+    // It compiles, but returns no "dueDate": the pass would refuse the stream, so doctor does.
+    const lacking = await sqlQueryCheck(
+      {
+        ...config,
+        streams: {
+          invoices: { ...streams.invoices, query: streams.invoices.query.replace(/ as dueDate/, ' as due') },
+        },
+      } as never,
+      context,
+    );
+    expect(lacking.status).toBe('fail');
+    expect(lacking.detail).toMatch(/^the invoices query returns no column "dueDate"/);
   });
 
   it('when the database is unreachable, then the source says so before any unit, as a connection fault', async () => {
