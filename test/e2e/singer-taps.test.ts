@@ -203,6 +203,21 @@ describe('Singer taps, synced with configuration alone', () => {
         expect(result.json[kind], kind).toMatchObject(zero);
       expectHeld(sandbox, tap, expected, 2);
     });
+
+    it('when its cursor is reset, then the tap reads everything again from its start, and nothing is written', async () => {
+      const reset = await runCli(
+        ['--config', env.configFile, 'status', 'reset-cursor', '--source', tap, '--stream', 'state'],
+        { env: env.env },
+      );
+      expect(reset.code, reset.stderr).toBe(0);
+      expect(await cursor()).toBeNull();
+      const result = await sync();
+      expect(result.code, result.stderr).toBe(0);
+      for (const kind of ['accounts', 'invoices', 'creditNotes'] as const)
+        expect(result.json[kind], kind).toMatchObject(zero);
+      expect(result.json.accounts.unchanged).toBe(expected.accounts.length);
+      expect(await cursor()).not.toBeNull();
+    });
   });
 });
 
