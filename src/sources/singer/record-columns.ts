@@ -35,6 +35,8 @@ export interface RecordColumns {
   view(record: JsonObject): RowView;
   /** `total (totalAmount)`: where a contract column is read from, for reports. */
   label(column: string): string;
+  /** Whether `columns` names no place for the column (it is read from a field of its own name). */
+  unnamed(column: string): boolean;
   /** The value at a dot path, as text (for `skip` rules and the raw row of a failure). */
   text(record: JsonObject, path: string): string;
 }
@@ -61,6 +63,8 @@ export function recordColumns(
   return {
     stream,
     label: (column) => planned.get(column)?.label ?? column,
+    unnamed: (column) =>
+      settings.columns[column] === undefined && !(column === 'sourceId' && keyProperties.length === 1),
     text: (record, path) => textAt(record, parsePath(path)),
     view(record) {
       let reasons: Map<string, string> | undefined;

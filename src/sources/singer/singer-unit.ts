@@ -245,7 +245,11 @@ export class SingerUnit implements SourceUnit {
     issues.push(
       ...built.issues.map((i) => ({
         column: i.column === '' ? '' : columns.label(i.column),
-        reason: i.reason,
+        // A required column the configuration does not place: say where to place it.
+        reason:
+          i.column !== '' && columns.unnamed(i.column) && i.reason === 'required value is empty'
+            ? `required value is empty: the record has no "${i.column}" field; name the field that holds it in streams.${streamName}.columns.${i.column}`
+            : i.reason,
       })),
     );
     if (built.record === null || issues.length > 0) {

@@ -342,4 +342,14 @@ describe('a Singer run as a unit', () => {
       { kind: 'invoice', sourceId: 'in_2', totalAmount: '120.00', taxAmount: '20.00' },
     ]);
   });
+
+  it('says where to name a required column the configuration does not place and the record lacks', async () => {
+    const bare = settings({
+      streams: { contacts: { kind: 'accounts', columns: { sourceId: 'ContactID' } } },
+    });
+    const { batches } = await run([contact('C1')], { settings: bare });
+    expect(batches[0]!.rejected[0]!.reason).toContain(
+      'fullName: required value is empty: the record has no "fullName" field; name the field that holds it in streams.contacts.columns.fullName',
+    );
+  });
 });
