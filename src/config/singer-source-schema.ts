@@ -126,6 +126,12 @@ export const SINGER_SOURCE_FIELDS = {
    * source is fed by `receivables-sync target` on stdin instead.
    */
   command: command.optional(),
+  /**
+   * `singer` (default), or `airbyte`: the command is an Airbyte source, run as `<command> read
+   * --config ... --catalog ... [--state ...]` (and `discover`), its RECORD/STATE/LOG/TRACE messages
+   * read as docs/sources-singer.md says.
+   */
+  protocol: z.enum(['singer', 'airbyte']).default('singer'),
   /** The folder the tap runs in (its relative paths): default the configuration file's folder. */
   cwd: z.string().min(1).optional(),
   /** The tap's config file (its credentials and start date), passed as `--config`. */

@@ -11,6 +11,7 @@ import {
   type SourceCheckResult,
   type SourceDescription,
 } from '../source-description.js';
+import { configuredCatalog } from './airbyte-protocol.js';
 import { selectStreams } from './catalog.js';
 import { tapOutput } from './tap-process.js';
 
@@ -98,17 +99,24 @@ async function singerCheck(
   if (config.catalog)
     return checkOk(`tap ${program}, catalog ${config.catalog}, streams ${names.join(', ')}`);
   try {
+    const airbyte = config.protocol === 'airbyte';
+    const withConfig = config.config ? ['--config', config.config] : [];
     const output = await tapOutput({
-      argv: [...config.command, ...(config.config ? ['--config', config.config] : []), '--discover'],
+      argv: airbyte
+        ? [...config.command, 'discover', ...withConfig]
+        : [...config.command, ...withConfig, '--discover'],
       cwd,
       timeoutSeconds: config.timeoutSeconds,
       logger: createLogger({ level: 'silent' }),
     });
-    selectStreams(output, names);
+    if (airbyte) configuredCatalog(output, names);
+    else selectStreams(output, names);
   } catch (error) {
-    return checkFailed(`--discover: ${messageOf(error)}`);
+    return checkFailed(`${config.protocol === 'airbyte' ? 'discover' : '--discover'}: ${messageOf(error)}`);
   }
-  return checkOk(`tap ${program}: --discover lists ${names.join(', ')}`);
+  return checkOk(
+    `tap ${program}: ${config.protocol === 'airbyte' ? 'discover' : '--discover'} lists ${names.join(', ')}`,
+  );
 }
 
 async function findProgram(program: string, cwd: string, path: string): Promise<boolean> {

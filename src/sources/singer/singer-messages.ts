@@ -56,17 +56,8 @@ const NEEDS_TEXT = /\d[.eE]|\d{16}/;
  * null. A line that is not a JSON object with a known shape is an error naming the line.
  */
 export function parseMessage(line: string, lineNumber: number): SingerMessage | null {
-  if (line.trim() === '') return null;
-  let parsed: unknown;
-  try {
-    // The reviver costs a call per value: only lines that may hold a fraction need it.
-    parsed = NEEDS_TEXT.test(line) ? JSON.parse(line, keepText as never) : JSON.parse(line);
-  } catch (error) {
-    throw invalid(lineNumber, line, `not JSON (${(error as Error).message})`);
-  }
-  if (!isObject(parsed) || typeof parsed.type !== 'string') {
-    throw invalid(lineNumber, line, 'not a Singer message (a JSON object with a "type")');
-  }
+  const parsed = parseLine(line, lineNumber, 'Singer');
+  if (parsed === null) return null;
   const stream = typeof parsed.stream === 'string' ? parsed.stream : null;
   switch (parsed.type) {
     case 'RECORD':
@@ -89,10 +80,36 @@ export function parseMessage(line: string, lineNumber: number): SingerMessage | 
   }
 }
 
-const isObject = (value: unknown): value is JsonObject =>
+/** Reads one line of a tap's output into a message of the source's protocol (null: nothing to read). */
+export type MessageReader = (line: string, lineNumber: number) => SingerMessage | null;
+
+/**
+ * One line as a JSON object with a `type` (null for a blank line), numbers keeping their text;
+ * anything else is an error naming the line and the protocol expected.
+ */
+export function parseLine(
+  line: string,
+  lineNumber: number,
+  protocol: string,
+): (JsonObject & { type: string }) | null {
+  if (line.trim() === '') return null;
+  let parsed: unknown;
+  try {
+    // The reviver costs a call per value: only lines that may hold a fraction need it.
+    parsed = NEEDS_TEXT.test(line) ? JSON.parse(line, keepText as never) : JSON.parse(line);
+  } catch (error) {
+    throw invalid(lineNumber, line, `not JSON (${(error as Error).message})`);
+  }
+  if (!isObject(parsed) || typeof parsed.type !== 'string') {
+    throw invalid(lineNumber, line, `not a ${protocol} message (a JSON object with a "type")`);
+  }
+  return parsed as JsonObject & { type: string };
+}
+
+export const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function invalid(lineNumber: number, line: string, why: string): SingerSourceError {
+export function invalid(lineNumber: number, line: string, why: string): SingerSourceError {
   const shown = line.length > 200 ? `${line.slice(0, 200)}…` : line;
   return new SingerSourceError(
     'SINGER_MESSAGE_INVALID',

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import {
@@ -9,7 +9,9 @@ import {
 import type { Logger } from '../../logging/logger.js';
 import type { CursorStore } from '../ports.js';
 import type { Source, SourceNotices, SourceUnit } from '../source.js';
+import { AirbyteReader, configuredCatalog } from './airbyte-protocol.js';
 import { selectStreams } from './catalog.js';
+import { SingerSourceError } from './errors.js';
 import { type MessageInput, type SingerRunStats, SingerUnit } from './singer-unit.js';
 import { readLines, TapProcess, tapOutput } from './tap-process.js';
 
@@ -101,26 +103,38 @@ export function createSingerSource(props: SingerSourceProps): SingerSource {
     await mkdir(props.workDir, { recursive: true, mode: 0o700 });
     const runDir = await mkdtemp(join(props.workDir, `${config.id}-`));
     try {
-      const args = [...settings.command];
-      if (settings.config) args.push('--config', settings.config);
+      const airbyte = settings.protocol === 'airbyte';
       const stored = await cursors.get(config.id, SINGER_STATE_STREAM);
-      if (stored && stored.state !== undefined && stored.state !== null) {
+      const state = stored && stored.state !== undefined && stored.state !== null ? stored.state : null;
+      const catalog = await catalogFile(runDir);
+      // Singer: tap --config c --state s --catalog k; Airbyte: source read --config c --catalog k --state s.
+      const args = [...settings.command, ...(airbyte ? ['read'] : [])];
+      if (settings.config) args.push('--config', settings.config);
+      args.push(airbyte ? '--catalog' : settings.catalogFlag, catalog.file);
+      if (state !== null) {
         const stateFile = join(runDir, 'state.json');
-        await writeFile(stateFile, JSON.stringify(stored.state), { mode: 0o600, flag: 'wx' });
+        await writeFile(stateFile, JSON.stringify(state), { mode: 0o600, flag: 'wx' });
         args.push('--state', stateFile);
       }
-      args.push(settings.catalogFlag, await catalogFile(runDir));
       log.info(
         { argv: args.map((a) => (a.startsWith(runDir) ? a.slice(runDir.length + 1) : a)) },
         'running the tap',
       );
       const tap = new TapProcess({ argv: args, cwd, timeoutSeconds: settings.timeoutSeconds, logger: log });
+      const reader = airbyte ? new AirbyteReader(catalog.content, state, log) : null;
       try {
         yield unitOf({
           lines: tap.lines(),
-          finished: () => tap.finished(),
+          // A failed Airbyte source says why in its own messages (TRACE, ERROR logs), not on stderr.
+          finished: () =>
+            tap.finished().catch((error: unknown) => {
+              if (reader?.lastError && error instanceof SingerSourceError)
+                throw new SingerSourceError(error.code, `${error.message}; it reported: ${reader.lastError}`);
+              throw error;
+            }),
           stop: () => tap.stop(),
           label: 'tap',
+          ...(reader ? { read: reader.read, schemaOf: (stream: string) => reader.schemaOf(stream) } : {}),
         });
       } finally {
         await tap.stop();
@@ -130,19 +144,26 @@ export function createSingerSource(props: SingerSourceProps): SingerSource {
     }
   }
 
-  /** The configured catalog, or the tap's discovery with the configured streams selected, as a file. */
-  async function catalogFile(runDir: string): Promise<string> {
-    if (settings.catalog) return settings.catalog;
-    const args = [
-      ...settings.command!,
-      ...(settings.config ? ['--config', settings.config] : []),
-      '--discover',
-    ];
+  /**
+   * The configured catalog, or the tap's discovery with the configured streams selected, as a file
+   * (and its content, for the Airbyte protocol's schemas).
+   */
+  async function catalogFile(runDir: string): Promise<{ file: string; content: unknown }> {
+    const airbyte = settings.protocol === 'airbyte';
+    if (settings.catalog) {
+      const content = airbyte ? JSON.parse(await readFile(settings.catalog, 'utf8')) : null;
+      return { file: settings.catalog, content };
+    }
+    const config = settings.config ? ['--config', settings.config] : [];
+    const args = airbyte
+      ? [...settings.command!, 'discover', ...config]
+      : [...settings.command!, ...config, '--discover'];
     const output = await tapOutput({ argv: args, cwd, timeoutSeconds: settings.timeoutSeconds, logger: log });
-    const catalog = selectStreams(output, Object.keys(settings.streams));
+    const names = Object.keys(settings.streams);
+    const content = airbyte ? configuredCatalog(output, names) : selectStreams(output, names);
     const file = join(runDir, 'catalog.json');
-    await writeFile(file, JSON.stringify(catalog), { mode: 0o600, flag: 'wx' });
-    return file;
+    await writeFile(file, JSON.stringify(content), { mode: 0o600, flag: 'wx' });
+    return { file, content };
   }
 
   return {

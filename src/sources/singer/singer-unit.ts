@@ -6,7 +6,7 @@ import { RECORD_BUILDERS, type RowIssue, type RowView } from '../../records/reco
 import type { SourceBatch, SourceUnit } from '../source.js';
 import { type RecordColumns, recordColumns } from './record-columns.js';
 import { SchemaCheck } from './schema-check.js';
-import { type JsonObject, parseMessage } from './singer-messages.js';
+import { type JsonObject, type MessageReader, parseMessage, type SingerMessage } from './singer-messages.js';
 
 /** A batch handed out while STATE messages wait behind a batch not full yet: after this long. */
 const STATE_FLUSH_MS = 1_000;
@@ -21,6 +21,10 @@ export interface MessageInput {
   stop(): Promise<void>;
   /** `tap stream` (a tap the source runs) or `input stream` (the target's stdin), for reports. */
   label: string;
+  /** How a line reads (default: a Singer message). */
+  read?: MessageReader;
+  /** A stream's SCHEMA to take before its first RECORD, when the protocol has none of its own (Airbyte's catalog). */
+  schemaOf?: (stream: string) => SingerMessage | null;
 }
 
 export interface SingerUnitProps {
@@ -149,22 +153,15 @@ export class SingerUnit implements SourceUnit {
       for await (const line of input.lines) {
         lineNumber++;
         this.stats.lines++;
-        const message = parseMessage(line, lineNumber);
+        const message = (input.read ?? parseMessage)(line, lineNumber);
         if (message === null) continue;
         switch (message.type) {
-          case 'SCHEMA': {
-            this.#schemas.setSchema(message.stream, message.schema);
-            const uncompiled = this.#schemas.uncompiled.get(message.stream);
-            if (uncompiled)
-              this.#log.warn(
-                { stream: message.stream, reason: uncompiled },
-                'SCHEMA not usable: records checked by the contract alone',
-              );
-            const stream = settings.streams[message.stream];
-            if (stream) this.#columns.set(message.stream, recordColumns(stream, message.keyProperties));
+          case 'SCHEMA':
+            this.#schema(message);
             break;
-          }
           case 'RECORD': {
+            const schema = input.schemaOf?.(message.stream);
+            if (schema?.type === 'SCHEMA') this.#schema(schema);
             const stream = settings.streams[message.stream];
             if (!stream) {
               this.stats.ignored[message.stream] = (this.stats.ignored[message.stream] ?? 0) + 1;
@@ -209,6 +206,19 @@ export class SingerUnit implements SourceUnit {
     if (batch.length > 0) yield handOut();
     this.#state = 'drained';
     this.#log.info({ ...this.stats }, 'tap run read');
+  }
+
+  /** A stream's SCHEMA: its records' check and, for a stream the configuration names, its columns. */
+  #schema(message: Extract<SingerMessage, { type: 'SCHEMA' }>): void {
+    this.#schemas.setSchema(message.stream, message.schema);
+    const uncompiled = this.#schemas.uncompiled.get(message.stream);
+    if (uncompiled)
+      this.#log.warn(
+        { stream: message.stream, reason: uncompiled },
+        'SCHEMA not usable: records checked by the contract alone',
+      );
+    const stream = this.#props.settings.streams[message.stream];
+    if (stream) this.#columns.set(message.stream, recordColumns(stream, message.keyProperties));
   }
 
   /** The records one RECORD message gives (none while it waits for its account). */

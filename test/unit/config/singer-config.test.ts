@@ -26,6 +26,7 @@ describe('the configuration of a Singer source', () => {
     for (const [file, heading] of [
       ['README.md', '### Singer taps'],
       ['docs/sources-singer.md', '## Configuration'],
+      ['docs/sources-singer.md', '## Airbyte sources'],
     ] as const) {
       const { sources } = yamlAfter(file, heading) as { sources: unknown[] };
       const result = sourceSchema.safeParse(sources[0]);
