@@ -94,6 +94,58 @@ export class ApiResponseError extends ReceivablesError {
   }
 }
 
+/**
+ * An answer the client cannot use, which says nothing about the record sent: a 2xx without what the
+ * contract gives (an empty body, `{}` where an `id` is due, HTML: `RESPONSE_INVALID`), or an error
+ * status whose body is not the API's JSON error (a proxy's or a load balancer's page: `HTTP_<status>`).
+ * A 2xx is `infrastructure` and retried with the same Idempotency-Key (the service replays what it
+ * stored), then the pass stops like an outage. An error status is retried as its status says (5xx,
+ * 408, 429) and is whose problem its status says, except a 404: `infrastructure`, since it is not the
+ * API saying that a resource (an organization, an account) is missing, and nothing reads it so.
+ * The message says the status, the content type and a short printable excerpt of the body.
+ */
+export class UnexpectedResponseError extends ReceivablesError {
+  declare readonly status: number;
+  readonly method: string;
+  readonly path: string;
+  /** The media type of the answer (`text/html`), when it had one. */
+  readonly contentType: string | undefined;
+  /** The body, tags stripped and whitespace collapsed, at most ~200 characters. */
+  readonly excerpt: string;
+  readonly retryAfterSeconds: number | undefined;
+  constructor(init: {
+    status: number;
+    method: string;
+    path: string;
+    contentType: string | undefined;
+    excerpt: string;
+    /** What is wrong, after "answered <status> (<type>)": `without what the contract gives (no "id")`. */
+    problem: string;
+    retryAfterSeconds?: number | undefined;
+    cause?: unknown;
+  }) {
+    const success = init.status < 400;
+    const body = init.excerpt === '' ? '' : `: ${init.excerpt}`;
+    super(
+      success ? 'RESPONSE_INVALID' : `HTTP_${init.status}`,
+      `${init.method} ${init.path} answered ${init.status} (${init.contentType ?? 'no content type'}) ${init.problem}${body}`,
+      {
+        retryable: success || isRetryableStatus(init.status),
+        // A proxy refusing what we sent (413: the file is too large for it) is still about the
+        // record; a 404 is not the service saying the record or its organization is missing.
+        kind: success || init.status === 404 ? 'infrastructure' : kindOfStatus(init.status),
+        status: init.status,
+        cause: init.cause,
+      },
+    );
+    this.method = init.method;
+    this.path = init.path;
+    this.contentType = init.contentType;
+    this.excerpt = init.excerpt;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+  }
+}
+
 /** The request did not get an answer: connection refused or reset, DNS, TLS. Retryable. */
 export class NetworkError extends ReceivablesError {
   constructor(message: string, cause?: unknown) {

@@ -1,12 +1,14 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { TokenProvider } from './auth/types.js';
-import { ApiResponseError, NetworkError, ReceivablesError, TimeoutError } from './errors.js';
+import { NetworkError, ReceivablesError, TimeoutError } from './errors.js';
 import type { FlowQueues } from './flow-queues.js';
 import { encodeMultipart, type MultipartField } from './multipart.js';
 import { type Flow, flowOrCurrent } from './rate-limit/flow.js';
 import { parseRateInfo } from './rate-limit/headers.js';
 import type { RateInfo, RateLimiter } from './rate-limit/types.js';
+import { type Answer, errorOfAnswer, successBody } from './response-body.js';
+import type { ResponseShape } from './response-shapes.js';
 import { backoffDelay, isRetryable, type RetryPolicy } from './retry.js';
 
 /** Every Public API path starts with this. */
@@ -31,6 +33,13 @@ export interface RequestOptions {
   /** false for `GET /status`: no token, no rate budget. Default true. */
   authenticated?: boolean | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * What a 2xx answer must hold for the caller to use it (`response-shapes.ts`). One that does not
+   * (an empty body, `{}` where an `id` is due, HTML) is the service's fault, not the record's: it
+   * is retried with the same key and bytes, then thrown as `UnexpectedResponseError`. Default: any
+   * JSON, or an empty body.
+   */
+  expect?: ResponseShape | undefined;
 }
 
 /** What one logical call cost: the counters the sync's summary adds up. */
@@ -89,6 +98,7 @@ interface Prepared {
   idempotencyKey: string | undefined;
   authenticated: boolean;
   signal: AbortSignal | undefined;
+  expect: ResponseShape | undefined;
   /** Taken from `withFlow` when `send` is called: the async context does not follow p-queue's scheduling. */
   flow: Flow;
 }
@@ -106,7 +116,9 @@ const emptyStats = (): RequestStats => ({ requests: 0, rateLimited: 0, retries: 
 /**
  * The single request path of the client: rate budget → fetch with a timeout → rate info observed
  * on every response → one token refresh on 401 → retries with full-jitter backoff (never shorter
- * than Retry-After) for retryable failures only → the API's error body as `ApiResponseError`.
+ * than Retry-After) for retryable failures only → the API's error body as `ApiResponseError`, and
+ * an answer the caller cannot use (a 2xx without what the contract gives, an error page that is not
+ * the API's) as `UnexpectedResponseError` (`response-body.ts`).
  *
  * Keep-alive: Node's built-in fetch (undici) reuses connections through its global dispatcher by
  * default, so nothing is configured here; a request that lands on a socket the server just closed
@@ -151,16 +163,14 @@ export class Transport implements Requester {
           this.#count(stats, 'retries', 1);
           continue;
         }
-        failure = toApiError(prepared, raw);
+        failure = errorOfAnswer(answerOf(prepared, raw));
       } catch (error) {
         if (!(error instanceof ReceivablesError)) throw error;
         failure = error;
       }
       if (!isRetryable(failure) || attempt >= retry.maxAttempts) throw failure;
-      const retryAfterMs =
-        failure instanceof ApiResponseError && failure.retryAfterSeconds !== undefined
-          ? failure.retryAfterSeconds * 1000
-          : undefined;
+      const retryAfterSeconds = 'retryAfterSeconds' in failure ? failure.retryAfterSeconds : undefined;
+      const retryAfterMs = typeof retryAfterSeconds === 'number' ? retryAfterSeconds * 1000 : undefined;
       const delayMs = backoffDelay({
         retry: attempt - 1,
         policy: retry,
@@ -210,6 +220,7 @@ export class Transport implements Requester {
       idempotencyKey,
       authenticated: options.authenticated ?? true,
       signal: options.signal,
+      expect: options.expect,
       flow: flowOrCurrent(),
     };
   }
@@ -269,16 +280,7 @@ export class Transport implements Requester {
   }
 
   #success<T>(p: Prepared, raw: RawResponse, stats: RequestStats): ApiResult<T> {
-    let data: unknown;
-    if (raw.text !== '') {
-      try {
-        data = JSON.parse(raw.text);
-      } catch (error) {
-        throw new ReceivablesError('RESPONSE_INVALID', `${p.method} ${p.path}: the answer is not JSON`, {
-          cause: error,
-        });
-      }
-    }
+    const data = successBody(answerOf(p, raw), p.expect);
     return {
       status: raw.status,
       data: data as T,
@@ -304,24 +306,15 @@ function appendQuery(params: URLSearchParams, name: string, value: QueryValue): 
   if (text !== '') params.append(name, text);
 }
 
-/** The API's error body (message, code, resolution) kept on the error, with Retry-After. */
-function toApiError(p: Prepared, raw: RawResponse): ApiResponseError {
-  let body: { code?: unknown; message?: unknown; resolution?: unknown } = {};
-  try {
-    const parsed: unknown = raw.text === '' ? {} : JSON.parse(raw.text);
-    if (parsed !== null && typeof parsed === 'object') body = parsed;
-  } catch {
-    body = { message: raw.text.slice(0, 200) };
-  }
-  return new ApiResponseError({
-    status: raw.status,
+function answerOf(p: Prepared, raw: RawResponse): Answer {
+  return {
     method: p.method,
     path: p.path,
-    apiCode: typeof body.code === 'string' ? body.code : undefined,
-    message: typeof body.message === 'string' ? body.message : undefined,
-    resolution: typeof body.resolution === 'string' ? body.resolution : undefined,
+    status: raw.status,
+    headers: raw.headers,
+    text: raw.text,
     retryAfterSeconds: raw.rate.retryAfterSeconds,
-  });
+  };
 }
 
 /** undici reports "fetch failed" with the useful part (ECONNRESET, other side closed) in `cause`. */

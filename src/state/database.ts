@@ -7,6 +7,7 @@ import pg from 'pg';
 import { AppError } from '../domain/errors.js';
 import { type EmbeddedOrigin, openEmbeddedDatabase } from './embedded-database.js';
 import type { StateSchema } from './schema.js';
+import { isConnectionLoss } from './state-errors.js';
 
 export type StateDb = Kysely<StateSchema>;
 
@@ -35,7 +36,19 @@ export interface OpenStateProps {
    * an unhandled `error` event).
    */
   onIdleError?: (error: Error) => void;
+  /**
+   * Postgres only: the waits before each new attempt to connect when the first ones find the
+   * server not accepting connections yet (a restart under way: ECONNREFUSED, "the database system
+   * is starting up"). Default `CONNECT_RETRY_DELAYS_MS`; `[]` fails at once.
+   */
+  connectRetryDelaysMs?: readonly number[] | undefined;
 }
+
+/**
+ * 0.25 + 0.5 + 1 + 2 s: a Postgres coming back from a restart gets about 4 s to accept connections
+ * before the command fails (`STATE_DB_UNAVAILABLE`), and a server that is down stays quick to report.
+ */
+export const CONNECT_RETRY_DELAYS_MS: readonly number[] = [250, 500, 1_000, 2_000];
 
 /** Opens the state DB and applies its migrations. The same migrations and queries run on both kinds. */
 export async function openStateDatabase(props: OpenStateProps): Promise<StateDatabase> {
@@ -61,6 +74,8 @@ export async function openStateDatabase(props: OpenStateProps): Promise<StateDat
     state = { db: embedded.db, kind: 'embedded', origin: embedded.origin, close: embedded.close };
   }
   try {
+    if (state.kind === 'postgres')
+      await untilConnected(state.db, props.connectRetryDelaysMs ?? CONNECT_RETRY_DELAYS_MS);
     if (schema !== 'public') await sql`create schema if not exists ${sql.id(schema)}`.execute(state.db);
     if (props.migrate ?? true) await migrateToLatest(state.db, schema, props.migrationsFolder);
   } catch (error) {
@@ -68,6 +83,23 @@ export async function openStateDatabase(props: OpenStateProps): Promise<StateDat
     throw error;
   }
   return state;
+}
+
+/**
+ * The first statement, sent again after each of `delaysMs` while the server does not take the
+ * connection (the same causes the repositories retry: `isConnectionLoss`); any other error, such as
+ * a refused password, fails at once. `select 1` changes nothing, so repeating it is always safe.
+ */
+async function untilConnected(db: StateDb, delaysMs: readonly number[]): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await sql`select 1`.execute(db);
+      return;
+    } catch (error) {
+      if (attempt >= delaysMs.length || !isConnectionLoss(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delaysMs[attempt]));
+    }
+  }
 }
 
 /** The folder of migrations: `migrations/*.ts` in a checkout, `dist/migrations/*.js` once built. */

@@ -1,4 +1,5 @@
 import type { Page } from '../pagination.js';
+import { accountShape, anObject, pageOf } from '../response-shapes.js';
 import type {
   Account,
   AccountSortBy,
@@ -39,7 +40,8 @@ export class AccountsEndpoint {
    * plain call streams everything (the historical behaviour).
    */
   listPage(params: AccountListParams, options?: ReadOptions): Promise<Page<Account>> {
-    return get(this.#ctx, '/accounts', listQuery(params, { organizationId: params.organizationId }), options);
+    const query = listQuery(params, { organizationId: params.organizationId });
+    return get(this.#ctx, { path: '/accounts', query, expect: pageOf(accountShape) }, options);
   }
 
   /**
@@ -55,15 +57,23 @@ export class AccountsEndpoint {
 
   /** Creates an account; with `source` the source is linked (connectorType `Custom`) in the same request. */
   create(input: CreateAccountInput, options?: WriteOptions): Promise<Account> {
-    return write(this.#ctx, { method: 'POST', path: '/accounts', body: { json: input } }, options);
+    return write(
+      this.#ctx,
+      { method: 'POST', path: '/accounts', body: { json: input }, expect: accountShape },
+      options,
+    );
   }
 
   get(accountId: string, options?: ReadOptions): Promise<Account> {
-    return get(this.#ctx, accountPath(accountId), undefined, options);
+    return get(this.#ctx, { path: accountPath(accountId), expect: accountShape }, options);
   }
 
   update(accountId: string, input: UpdateAccountInput, options?: WriteOptions): Promise<Account> {
-    return write(this.#ctx, { method: 'PUT', path: accountPath(accountId), body: { json: input } }, options);
+    return write(
+      this.#ctx,
+      { method: 'PUT', path: accountPath(accountId), body: { json: input }, expect: accountShape },
+      options,
+    );
   }
 
   /** Permanent: removes all associated data. */
@@ -73,12 +83,12 @@ export class AccountsEndpoint {
 
   /** The balance explanation with every past and future invoice installment. */
   financialOverview(accountId: string, options?: ReadOptions): Promise<FinancialOverview> {
-    return get(this.#ctx, accountPath(accountId, '/financial-overview'), undefined, options);
+    return get(this.#ctx, { path: accountPath(accountId, '/financial-overview'), expect: anObject }, options);
   }
 
   /** The dunning view of one account, which carries its `collectionStatus`. */
   dunning(accountId: string, options?: ReadOptions): Promise<Dunning> {
-    return get(this.#ctx, accountPath(accountId, '/dunning'), undefined, options);
+    return get(this.#ctx, { path: accountPath(accountId, '/dunning'), expect: anObject }, options);
   }
 
   /**
@@ -88,7 +98,7 @@ export class AccountsEndpoint {
   linkSource(accountId: string, input: LinkSourceInput, options?: WriteOptions): Promise<Account> {
     return write(
       this.#ctx,
-      { method: 'PUT', path: accountPath(accountId, '/source'), body: { json: input } },
+      { method: 'PUT', path: accountPath(accountId, '/source'), body: { json: input }, expect: accountShape },
       options,
     );
   }
@@ -104,7 +114,12 @@ export class AccountsEndpoint {
   ): Promise<Account> {
     return write(
       this.#ctx,
-      { method: 'PATCH', path: accountPath(accountId, '/source'), body: { json: input } },
+      {
+        method: 'PATCH',
+        path: accountPath(accountId, '/source'),
+        body: { json: input },
+        expect: accountShape,
+      },
       options,
     );
   }

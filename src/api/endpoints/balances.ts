@@ -1,4 +1,5 @@
 import type { Page } from '../pagination.js';
+import { anObject, pageOf } from '../response-shapes.js';
 import type { AgingBalance, AgingBalanceRow, OutstandingBalance } from '../types.js';
 import {
   type EndpointContext,
@@ -24,17 +25,13 @@ export class BalancesEndpoint {
 
   /** Net outstanding amounts by currency and aging bucket; unallocated credit reduces the oldest buckets first. */
   aging(organizationId: string, options?: ReadOptions): Promise<AgingBalance> {
-    return get(this.#ctx, '/aging-balance', { organizationId }, options);
+    return get(this.#ctx, { path: '/aging-balance', query: { organizationId }, expect: anObject }, options);
   }
 
   /** One page of `/aging-balance/accounts`: one currency-specific aging row per account. */
   agingAccountsPage(params: BalanceListParams, options?: ReadOptions): Promise<Page<AgingBalanceRow>> {
-    return get(
-      this.#ctx,
-      '/aging-balance/accounts',
-      listQuery(params, { organizationId: params.organizationId }),
-      options,
-    );
+    const query = listQuery(params, { organizationId: params.organizationId });
+    return get(this.#ctx, { path: '/aging-balance/accounts', query, expect: pageOf(anObject) }, options);
   }
 
   agingAccounts(params: BalanceListParams): AsyncGenerator<AgingBalanceRow, void, undefined> {
@@ -43,10 +40,10 @@ export class BalancesEndpoint {
 
   /** One page of `/customer-outstanding-balances` (named by the spec, parameters not shown). */
   outstandingPage(params: BalanceListParams, options?: ReadOptions): Promise<Page<OutstandingBalance>> {
+    const query = listQuery(params, { organizationId: params.organizationId });
     return get(
       this.#ctx,
-      '/customer-outstanding-balances',
-      listQuery(params, { organizationId: params.organizationId }),
+      { path: '/customer-outstanding-balances', query, expect: pageOf(anObject) },
       options,
     );
   }

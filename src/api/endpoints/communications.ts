@@ -1,4 +1,5 @@
 import type { Page } from '../pagination.js';
+import { anObject, pageOf } from '../response-shapes.js';
 import type { Communication, CommunicationSortBy } from '../types.js';
 import {
   type EndpointContext,
@@ -46,7 +47,8 @@ export class CommunicationsEndpoint {
 
   listPage(params: CommunicationListParams, options?: ReadOptions): Promise<Page<Communication>> {
     const extra = { organizationId: params.organizationId, accountId: params.accountId };
-    return get(this.#ctx, '/communications', listQuery(params, extra), options);
+    const query = listQuery(params, extra);
+    return get(this.#ctx, { path: '/communications', query, expect: pageOf(anObject) }, options);
   }
 
   list(params: CommunicationListParams): AsyncGenerator<Communication, void, undefined> {
@@ -59,7 +61,11 @@ export class CommunicationsEndpoint {
     options?: ReadOptions,
   ): Promise<Page<Communication>> {
     const extra = { organizationId: params.organizationId, accountId: params.accountId };
-    return get(this.#ctx, `/${channel}`, listQuery(params, extra), options);
+    return get(
+      this.#ctx,
+      { path: `/${channel}`, query: listQuery(params, extra), expect: pageOf(anObject) },
+      options,
+    );
   }
 
   channel(channel: ChannelList, params: ChannelListParams): AsyncGenerator<Communication, void, undefined> {
@@ -73,7 +79,8 @@ export class CommunicationsEndpoint {
     params: AccountChannelListParams = {},
     options?: ReadOptions,
   ): Promise<Page<Communication>> {
-    return get(this.#ctx, `/accounts/${segment(accountId)}/${channel}`, listQuery(params), options);
+    const path = `/accounts/${segment(accountId)}/${channel}`;
+    return get(this.#ctx, { path, query: listQuery(params), expect: pageOf(anObject) }, options);
   }
 
   accountChannel(

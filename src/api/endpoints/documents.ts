@@ -8,6 +8,7 @@ import {
 import { anyOfBatches, FilterBuilder } from '../filters.js';
 import type { MultipartField } from '../multipart.js';
 import type { Page } from '../pagination.js';
+import { documentShape, pageOf } from '../response-shapes.js';
 import type {
   CreateCreditNoteInput,
   CreateInvoiceInput,
@@ -107,7 +108,8 @@ export class DocumentsEndpoint<
   }
 
   listPage(params: DocumentListParams<R>, options?: ReadOptions): Promise<Page<D>> {
-    return get(this.#ctx, this.#path, listQuery(params, { organizationId: params.organizationId }), options);
+    const query = listQuery(params, { organizationId: params.organizationId });
+    return get(this.#ctx, { path: this.#path, query, expect: pageOf(documentShape) }, options);
   }
 
   list(params: DocumentListParams<R>): AsyncGenerator<D, void, undefined> {
@@ -123,14 +125,19 @@ export class DocumentsEndpoint<
     const paidField = this.#compat.createPaid ? this.#compat.createPaidField : undefined;
     return write(
       this.#ctx,
-      { method: 'POST', path: this.#path, body: { multipart: documentFormFields(input, paidField) } },
+      {
+        method: 'POST',
+        path: this.#path,
+        body: { multipart: documentFormFields(input, paidField) },
+        expect: documentShape,
+      },
       options,
     );
   }
 
   /** `GET /{kind}/{id}` (path not shown by the spec; the sandbox's choice). */
   get(documentId: string, options?: ReadOptions): Promise<D> {
-    return get(this.#ctx, `${this.#path}/${segment(documentId)}`, undefined, options);
+    return get(this.#ctx, { path: `${this.#path}/${segment(documentId)}`, expect: documentShape }, options);
   }
 
   /**
@@ -145,6 +152,7 @@ export class DocumentsEndpoint<
         method: route.method,
         path: documentPatchPath(route, this.#kind, documentId),
         body: { json: documentPatchBody(route, input) },
+        expect: documentShape,
       },
       options,
     );
@@ -161,6 +169,7 @@ export class DocumentsEndpoint<
         method: 'PUT',
         path: `${this.#path}/by-source-id/${segment(sourceId)}`,
         body: { multipart: documentFormFields({ ...input, sourceId }) },
+        expect: documentShape,
       },
       options,
     );

@@ -1,4 +1,5 @@
 import type { Page } from '../pagination.js';
+import { anObject, listOf, pageOf, withId } from '../response-shapes.js';
 import type {
   AuditPage,
   AuditQuery,
@@ -35,7 +36,8 @@ export class OrganizationsEndpoint {
 
   /** One page of `GET /organizations` (no `organizationId` needed). */
   listPage(params: PageParams = {}, options?: ReadOptions): Promise<Page<Organization>> {
-    return get(this.#ctx, '/organizations', { first: params.first, after: params.after }, options);
+    const query = { first: params.first, after: params.after };
+    return get(this.#ctx, { path: '/organizations', query, expect: pageOf(withId) }, options);
   }
 
   /** Every organization the token sees. */
@@ -44,7 +46,7 @@ export class OrganizationsEndpoint {
   }
 
   get(organizationId: string, options?: ReadOptions): Promise<Organization> {
-    return get(this.#ctx, orgPath(organizationId), undefined, options);
+    return get(this.#ctx, { path: orgPath(organizationId), expect: withId }, options);
   }
 
   update(
@@ -52,7 +54,11 @@ export class OrganizationsEndpoint {
     input: UpdateOrganizationInput,
     options?: WriteOptions,
   ): Promise<Organization> {
-    return write(this.#ctx, { method: 'PUT', path: orgPath(organizationId), body: { json: input } }, options);
+    return write(
+      this.#ctx,
+      { method: 'PUT', path: orgPath(organizationId), body: { json: input }, expect: withId },
+      options,
+    );
   }
 
   /** PNG, JPEG or WebP up to 2 MB; the server checks the real file signature (SVG is refused). */
@@ -63,18 +69,27 @@ export class OrganizationsEndpoint {
         method: 'PUT',
         path: orgPath(organizationId, '/logo'),
         body: { multipart: [{ name: 'file', file: image }] },
+        expect: withId,
       },
       options,
     );
   }
 
   deleteLogo(organizationId: string, options?: WriteOptions): Promise<Organization> {
-    return write(this.#ctx, { method: 'DELETE', path: orgPath(organizationId, '/logo') }, options);
+    return write(
+      this.#ctx,
+      { method: 'DELETE', path: orgPath(organizationId, '/logo'), expect: withId },
+      options,
+    );
   }
 
   /** The audit journal, newest first, page-numbered (`page` from 1, `limit` 1..100). */
   audit(organizationId: string, query: AuditQuery = {}, options?: ReadOptions): Promise<AuditPage> {
-    return get(this.#ctx, orgPath(organizationId, '/audit'), { ...query }, options);
+    return get(
+      this.#ctx,
+      { path: orgPath(organizationId, '/audit'), query: { ...query }, expect: anObject },
+      options,
+    );
   }
 
   /** Only the fields present are applied; null clears; `letterDetails` is replaced as a whole. */
@@ -85,7 +100,7 @@ export class OrganizationsEndpoint {
   ): Promise<Organization> {
     return write(
       this.#ctx,
-      { method: 'PUT', path: orgPath(organizationId, '/settings'), body: { json: settings } },
+      { method: 'PUT', path: orgPath(organizationId, '/settings'), body: { json: settings }, expect: withId },
       options,
     );
   }
@@ -113,7 +128,7 @@ export class OrganizationsEndpoint {
 
   /** Every member (not paginated). */
   members(organizationId: string, options?: ReadOptions): Promise<Member[]> {
-    return get(this.#ctx, orgPath(organizationId, '/members'), undefined, options);
+    return get(this.#ctx, { path: orgPath(organizationId, '/members'), expect: listOf(anObject) }, options);
   }
 
   async removeMember(organizationId: string, userId: string, options?: WriteOptions): Promise<void> {
@@ -126,13 +141,13 @@ export class OrganizationsEndpoint {
 
   /** Custom and predefined tags (a short list, not paginated). */
   tags(organizationId: string, options?: ReadOptions): Promise<Tag[]> {
-    return get(this.#ctx, orgPath(organizationId, '/tags'), undefined, options);
+    return get(this.#ctx, { path: orgPath(organizationId, '/tags'), expect: listOf(withId) }, options);
   }
 
   createTag(organizationId: string, input: CreateTagInput, options?: WriteOptions): Promise<Tag> {
     return write(
       this.#ctx,
-      { method: 'POST', path: orgPath(organizationId, '/tags'), body: { json: input } },
+      { method: 'POST', path: orgPath(organizationId, '/tags'), body: { json: input }, expect: withId },
       options,
     );
   }

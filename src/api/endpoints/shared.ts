@@ -52,17 +52,22 @@ export function listQuery(
   };
 }
 
-/** One GET returning its data. */
+/** A GET: its path, query and what its answer must hold (see `RequestOptions.expect`). */
+export type ReadRequest = Pick<RequestOptions, 'path' | 'query' | 'expect'>;
+
+/** One GET returning its data, checked against `request.expect`. */
 export async function get<T>(
   ctx: EndpointContext,
-  path: string,
-  query?: Record<string, QueryValue>,
+  request: ReadRequest,
   options: ReadOptions = {},
 ): Promise<T> {
-  return (await ctx.http.send<T>({ method: 'GET', path, query, signal: options.signal })).data;
+  return (await ctx.http.send<T>({ ...request, method: 'GET', signal: options.signal })).data;
 }
 
-/** One write returning its data (undefined for 204). */
+/**
+ * One write returning its data (undefined for 204), checked against `request.expect` when the
+ * caller reads the answer (a create's `id`).
+ */
 export async function write<T>(
   ctx: EndpointContext,
   request: Omit<RequestOptions, 'signal' | 'idempotencyKey'>,

@@ -1,4 +1,5 @@
 import type { Page } from '../pagination.js';
+import { anObject, pageOf } from '../response-shapes.js';
 import type { AccountTask } from '../types.js';
 import {
   type EndpointContext,
@@ -23,12 +24,8 @@ export class TasksEndpoint {
   }
 
   searchPage(params: TaskSearchParams, options?: ReadOptions): Promise<Page<AccountTask>> {
-    return get(
-      this.#ctx,
-      '/account-tasks/search',
-      listQuery(params, { organizationId: params.organizationId }),
-      options,
-    );
+    const query = listQuery(params, { organizationId: params.organizationId });
+    return get(this.#ctx, { path: '/account-tasks/search', query, expect: pageOf(anObject) }, options);
   }
 
   search(params: TaskSearchParams): AsyncGenerator<AccountTask, void, undefined> {

@@ -1,3 +1,4 @@
+import { anObject, preferencesShape } from '../response-shapes.js';
 import type { ImageFile, Member, NotificationPreferences } from '../types.js';
 import { type EndpointContext, get, type ReadOptions, type WriteOptions, write } from './shared.js';
 
@@ -12,7 +13,7 @@ export class UsersEndpoint {
   }
 
   notificationPreferences(options?: ReadOptions): Promise<NotificationPreferences> {
-    return get(this.#ctx, `${ME}/notification-preferences`, undefined, options);
+    return get(this.#ctx, { path: `${ME}/notification-preferences`, expect: preferencesShape }, options);
   }
 
   /** Omitted fields keep their value. */
@@ -22,7 +23,12 @@ export class UsersEndpoint {
   ): Promise<NotificationPreferences> {
     return write(
       this.#ctx,
-      { method: 'PATCH', path: `${ME}/notification-preferences`, body: { json: update } },
+      {
+        method: 'PATCH',
+        path: `${ME}/notification-preferences`,
+        body: { json: update },
+        expect: preferencesShape,
+      },
       options,
     );
   }
@@ -31,12 +37,17 @@ export class UsersEndpoint {
   uploadAvatar(image: ImageFile, options?: WriteOptions): Promise<Member> {
     return write(
       this.#ctx,
-      { method: 'PUT', path: `${ME}/avatar`, body: { multipart: [{ name: 'file', file: image }] } },
+      {
+        method: 'PUT',
+        path: `${ME}/avatar`,
+        body: { multipart: [{ name: 'file', file: image }] },
+        expect: anObject,
+      },
       options,
     );
   }
 
   deleteAvatar(options?: WriteOptions): Promise<Member> {
-    return write(this.#ctx, { method: 'DELETE', path: `${ME}/avatar` }, options);
+    return write(this.#ctx, { method: 'DELETE', path: `${ME}/avatar`, expect: anObject }, options);
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TokenProvider } from '../../../src/api/auth/types.js';
 import { ReceivablesClient, type ReceivablesClientProps } from '../../../src/api/client.js';
-import { NetworkError, ReceivablesError } from '../../../src/api/errors.js';
+import { NetworkError, ReceivablesError, UnexpectedResponseError } from '../../../src/api/errors.js';
 import type { RateInfo } from '../../../src/api/rate-limit/types.js';
 import { ManualClock } from '../../../src/domain/clock.js';
 import { createLogger } from '../../../src/logging/logger.js';
@@ -89,7 +89,11 @@ describe('the request path', () => {
   it('when any response arrives, then the limiter observes it under the token budget key', async () => {
     const { client, observed, acquired } = scripted([
       json(500, { code: 'HTTP_500', message: 'boom' }, { 'RateLimit-Policy': '"public-api";q=300;w=60' }),
-      json(200, {}, { 'RateLimit-Policy': '"public-api";q=300;w=60', RateLimit: '"public-api";r=298;t=60' }),
+      json(
+        200,
+        { id: 'o1' },
+        { 'RateLimit-Policy': '"public-api";q=300;w=60', RateLimit: '"public-api";r=298;t=60' },
+      ),
     ]);
     await client.organizations.get('o1');
     expect(acquired).toEqual(['budget-1', 'budget-1']);
@@ -126,13 +130,47 @@ describe('the request path', () => {
     expect(calls).toHaveLength(0);
   });
 
-  it('when a 2xx body is not JSON, then RESPONSE_INVALID is thrown without retrying', async () => {
-    const { client, calls } = scripted([new Response('<html>', { status: 200 })]);
-    await expect(client.organizations.get('o1')).rejects.toMatchObject({
-      code: 'RESPONSE_INVALID',
-      retryable: false,
+  it('when a 2xx body is not JSON, then it is retried, then RESPONSE_INVALID names the status, type and excerpt', async () => {
+    const page = () =>
+      new Response('<html><body><h1>Welcome</h1>\n<p>Sign in</p></body></html>', {
+        status: 200,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+      });
+    const { client, calls } = scripted([page(), page(), page(), page()]);
+    const error = await client.organizations.get('o1').catch((e) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect(error).toMatchObject({ code: 'RESPONSE_INVALID', kind: 'infrastructure', retryable: true });
+    expect(error.message).toBe(
+      'GET /api/public/v1/organizations/o1 answered 200 (text/html) with a body that is not JSON: Welcome Sign in',
+    );
+    expect(calls).toHaveLength(4);
+  });
+
+  it('when a create answers {} and then its replay, then the retry carries the same key and bytes and the id is used', async () => {
+    const { client, calls } = scripted([
+      json(201, {}),
+      new Response('', { status: 201 }),
+      json(201, { id: 'a1', source: null }, { 'Idempotent-Replay': 'true' }),
+    ]);
+    const input = {
+      organizationId: 'o',
+      fullName: 'A',
+      currencyCode: 'EUR',
+      billingAddress: { street: null, city: null, postalCode: null, country: null },
+    };
+    expect(await client.accounts.create(input, { idempotencyKey: 'key-1' })).toEqual({
+      id: 'a1',
+      source: null,
     });
-    expect(calls).toHaveLength(1);
+    const keys = calls.map((c) => new Headers(c.init.headers).get('idempotency-key'));
+    expect(keys).toEqual(['key-1', 'key-1', 'key-1']);
+    expect(new Set(calls.map((c) => c.init.body)).size).toBe(1);
+    expect(client.stats.retries).toBe(2);
+  });
+
+  it('when a delete answers 204, then an empty body is fine (nothing is expected of it)', async () => {
+    const { client } = scripted([new Response(null, { status: 204 })]);
+    await expect(client.accounts.delete('a1')).resolves.toBeUndefined();
   });
 
   it('when query values are arrays or empty, then arrays repeat and empties are left out', async () => {
