@@ -27,6 +27,8 @@ import { createLogger } from '../logging/logger.js';
 import { SyncMetrics } from '../metrics/sync-metrics.js';
 import { PausedSources } from '../state/paused-sources.js';
 import { RUN_SHUT_DOWN } from '../state/runs.js';
+import { SourcePasses } from '../state/source-passes.js';
+import { withStateErrors } from '../state/state-errors.js';
 import { alertsConfigOf } from './alerting.js';
 import { watchConnections } from './connection-budgets.js';
 import { startDashboardServer } from './dashboard.js';
@@ -234,6 +236,8 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
       service: metrics.instrumentService(syncServiceOf(opened, loaded.config.sources)),
       sources: loaded.config.sources,
       lock: new SourceLock({ redis: connection, prefix: settings.prefix, ttlMs: settings.lockMs, logger }),
+      // The passes as the state DB knows them: one per source still holds when Redis loses the lock.
+      passes: withStateErrors(new SourcePasses(opened.database.db)),
       logger,
       isPaused,
       sourceBusyRetryMs: settings.sourceBusyRetryMs,

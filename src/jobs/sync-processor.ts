@@ -7,6 +7,7 @@ import type { SourceSummary } from '../sync/run-sync.js';
 import type { SyncUseCases } from '../sync/sync-service.js';
 import { permanentJobError, toJobError } from './job-errors.js';
 import type { SyncJobName } from './job-keys.js';
+import { type PassRecords, passFenceOf } from './pass-fence.js';
 import type { SourceLease, SourceLock } from './source-lock.js';
 import type { ReconcileTrigger, SyncJob, SyncJobResult } from './types.js';
 
@@ -25,7 +26,13 @@ export type ReconcileUseCase = (
 export interface SyncProcessorProps {
   service: SyncUseCases;
   sources: readonly SourceConfig[];
-  lock: Pick<SourceLock, 'acquire'>;
+  lock: Pick<SourceLock, 'acquire' | 'holder'>;
+  /**
+   * The source's passes in the state DB: no job starts while one is live (its source lock may be
+   * gone with a Redis restart while it runs), and a pass stops before its next batch once a later
+   * one started (see `pass-fence.ts`).
+   */
+  passes: PassRecords;
   logger: Logger;
   /** A paused source's jobs finish at once without syncing (the dashboard pauses and resumes). */
   isPaused(sourceId: string): Promise<boolean>;
@@ -44,8 +51,10 @@ export type ProcessedJob = Pick<
 
 /**
  * The worker's processor: one job = one use case of `SyncService`, under the source lock.
- * A job whose source is busy goes back to `delayed` without spending an attempt (`DelayedError`);
- * a permanent failure is thrown as `UnrecoverableError`, anything else is retried with backoff.
+ * A job whose source is busy (a pass of it live in the state DB, or its lock held) goes back to
+ * `delayed` without spending an attempt (`DelayedError`); a permanent failure is thrown as
+ * `UnrecoverableError`, anything else is retried with backoff. A pass goes on only while its
+ * lock is its job's and no later pass of its source started (`passFenceOf`).
  */
 export function createSyncProcessor(props: SyncProcessorProps) {
   const clock = props.clock ?? systemClock;
@@ -63,12 +72,30 @@ export function createSyncProcessor(props: SyncProcessorProps) {
       log.info({ event: 'job.skipped', reason: 'paused' }, 'source paused: job skipped');
       return { sourceId: data.sourceId, runs: [], skipped: 'paused' };
     }
+    const waitForSource = async (): Promise<never> => {
+      await job.moveToDelayed(clock.now().getTime() + props.sourceBusyRetryMs, token);
+      throw new DelayedError();
+    };
+    // Asked before the lock: a pass that still runs after Redis lost its lock holds none.
+    const live = await props.passes.live(data.sourceId);
+    if (live.length > 0) {
+      if ((await props.lock.holder(data.sourceId)) === null)
+        log.warn(
+          { event: 'job.waiting', runs: live, retryInMs: props.sourceBusyRetryMs },
+          'a pass of this source still runs though its source lock is gone (Redis restarted?): waiting for it',
+        );
+      else
+        log.debug(
+          { runs: live, retryInMs: props.sourceBusyRetryMs },
+          'a pass of this source is running: waiting',
+        );
+      return waitForSource();
+    }
     const owner = `${job.id}:${token ?? randomUUID()}`;
     const lease = await props.lock.acquire(data.sourceId, owner, { pass: data.type === 'source-sync' });
     if (!lease) {
       log.debug({ retryInMs: props.sourceBusyRetryMs }, 'another job of this source is running: waiting');
-      await job.moveToDelayed(clock.now().getTime() + props.sourceBusyRetryMs, token);
-      throw new DelayedError();
+      return waitForSource();
     }
     let finished = false;
     try {
@@ -106,6 +133,7 @@ async function run(
       const summaries = await props.service.syncSource(data.sourceId, {
         trigger: data.trigger,
         ...(data.full ? { full: true } : {}),
+        fence: passFenceOf({ sourceId: data.sourceId, lease, records: props.passes }),
       });
       return resultOf(data.sourceId, summaries);
     }

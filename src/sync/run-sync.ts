@@ -33,7 +33,18 @@ export interface RunSyncProps {
   onProgress?: (event: ProgressEvent) => void;
   /** When a large pass reads the record map's fingerprints at once (default: DEFAULT_SNAPSHOT_POLICY). */
   snapshotPolicy?: SnapshotPolicy;
+  /** Asked before each batch and before each unit is completed (not in a dry run): see `PassFence`. */
+  fence?: PassFence;
 }
+
+/**
+ * Whether the pass of run `runId` may go on (the worker's one pass per source, docs/worker.md):
+ * resolves, or throws an error that is not `data` (the source lock lost to another job, a later
+ * pass of the source started). The pass then stops there as on any fault: the unit under way is
+ * released untouched (a file back to the drop folder, a cursor where it was), the run fails with
+ * that error, and the error goes on to the caller.
+ */
+export type PassFence = (runId: string) => Promise<void>;
 
 export interface SourceSummary {
   sourceId: string;
@@ -107,6 +118,8 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
     lookups: new LookupSwitch({ lookUpFirst: dryRun, logger: props.logger.child({ sourceId: source.id }) }),
   };
   const { report } = ctx;
+  const passFence = props.fence;
+  const fence = passFence && runId ? () => passFence(runId) : undefined;
   const tags = new TagResolver(ctx);
   const abandoned: SourceSummary['abandoned'] = [];
   const warnings: SourceSummary['warnings'] = [];
@@ -149,7 +162,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
       for (const warning of unit.warnings ?? []) warnings.push({ unit: unit.name, warning });
       if (unit.alreadySynced) report.alreadySynced(unit.stream, unit.alreadySynced);
       const preview = dryRun ? new PreviewCollector() : undefined;
-      const read = await drainUnit(ctx, tags, unit, preview);
+      const read = await drainUnit(ctx, tags, unit, preview, fence);
       if (preview && preview.rows.length > 0) previews.push({ unit: unit.name, rows: preview.rows });
       skippedRows += unit.skippedRows ?? 0;
       if (read !== true) {
@@ -204,14 +217,18 @@ async function drainUnit(
   tags: TagResolver,
   unit: SourceUnit,
   preview?: PreviewCollector,
+  fence?: () => Promise<void>,
 ): Promise<true | string> {
   try {
     for await (const batch of readAhead(unit.batches())) {
+      await fence?.();
       preview?.take(batch);
       await processBatch(ctx, tags, batch);
       // Handed over batch by batch when the unit takes them: the pass keeps none in memory.
       if (unit.failed) await unit.failed(ctx.report.takeUnitFailures());
     }
+    // Before the unit is completed (archived, its cursor advanced, a snapshot's deletions).
+    await fence?.();
     return true;
   } catch (error) {
     const reason = messageOf(error);

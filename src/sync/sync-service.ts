@@ -8,7 +8,7 @@ import type { Source } from '../sources/source.js';
 import type { PassScope, ProgressEvent } from './pass-scope.js';
 import type { SyncApi, SyncState } from './ports.js';
 import { replaySource, retryableFailures, storedItems } from './replay-source.js';
-import { runSync, type SourceSummary, summaryOfStoppedPass } from './run-sync.js';
+import { type PassFence, runSync, type SourceSummary, summaryOfStoppedPass } from './run-sync.js';
 import { settleUnreadFiles, type UnreadFilesProps } from './unread-files.js';
 
 export interface SyncServiceProps {
@@ -64,10 +64,13 @@ export class SyncService {
     return config;
   }
 
-  /** One pass of the source. `full`: forget hashes and cursors, replay what is known, then the pass. */
+  /**
+   * One pass of the source. `full`: forget hashes and cursors, replay what is known, then the pass.
+   * `fence`: asked before each batch whether the pass may go on (the worker's source lock).
+   */
   async syncSource(
     sourceId: string,
-    options: { trigger?: string; dryRun?: boolean; full?: boolean } = {},
+    options: { trigger?: string; dryRun?: boolean; full?: boolean; fence?: PassFence } = {},
   ): Promise<SourceSummary[]> {
     const config = this.configOf(sourceId);
     const api = await this.#apiForPass(
@@ -87,11 +90,15 @@ export class SyncService {
           api,
           replaySource(sourceId, 'full re-sync', stored),
           options.trigger ?? 'full',
+          false,
+          options.fence,
         ),
       );
     }
     const source = this.props.sourceFactory.create(config, { dryRun: options.dryRun ?? false });
-    summaries.push(await this.#run(config, api, source, options.trigger ?? 'once', options.dryRun));
+    summaries.push(
+      await this.#run(config, api, source, options.trigger ?? 'once', options.dryRun, options.fence),
+    );
     return summaries;
   }
 
@@ -180,8 +187,9 @@ export class SyncService {
     source: Source,
     trigger: string,
     dryRun = false,
+    fence?: PassFence,
   ): Promise<SourceSummary> {
-    const pass = () => this.#pass(config, api, source, trigger, dryRun);
+    const pass = () => this.#pass(config, api, source, trigger, dryRun, fence);
     return this.props.around ? this.props.around(config, pass) : pass();
   }
 
@@ -195,6 +203,7 @@ export class SyncService {
     source: Source,
     trigger: string,
     dryRun: boolean,
+    fence: PassFence | undefined,
   ): Promise<SourceSummary> {
     const started: string[] = [];
     const { onProgress } = this.props;
@@ -215,6 +224,7 @@ export class SyncService {
         dryRun,
         ...(this.props.concurrency ? { concurrency: this.props.concurrency } : {}),
         ...(this.props.clock ? { clock: this.props.clock } : {}),
+        ...(fence ? { fence } : {}),
         onProgress: (event) => {
           if (event.type === 'unit') started.push(event.name);
           onProgress?.(event);

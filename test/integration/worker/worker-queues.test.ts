@@ -86,6 +86,8 @@ describe('worker queues: deduplication, the source lock, retries', () => {
         service,
         sources,
         lock: new SourceLock({ redis: connection, prefix, ttlMs: 2000, logger }),
+        // No state DB here: no pass is ever live in it (pass-fence.test.ts covers it).
+        passes: { live: async () => [], startedAfter: async () => null },
         logger,
         isPaused: async (id) => id === 'paused',
         sourceBusyRetryMs: 100,
