@@ -16,6 +16,7 @@ import type { SingerInput } from '../sources/singer/index.js';
 import { migrateToLatest, openStateDatabase, type StateDatabase } from '../state/database.js';
 import { DropFilesRepository } from '../state/drop-files.js';
 import { StateDbInUseError } from '../state/embedded-lock.js';
+import { checkFreeSpace } from '../state/embedded-space.js';
 import { type SyncStateRepos, syncStateRepos } from '../state/repositories.js';
 import { RunLogsRepository } from '../state/run-logs.js';
 import { adoptUnstampedState, type StateScope, type StateScopes, UNSTAMPED_SCOPE } from '../state/scopes.js';
@@ -70,8 +71,9 @@ export async function openStateRuntime(
         ),
     });
   } catch (error) {
-    // Held by another process (embedded DB): its own message says what to do, it is not an outage.
+    // Held by another process (embedded DB), or its disk full: their own messages say what to do.
     if (error instanceof StateDbInUseError) throw error;
+    if (error instanceof AppError && error.code === 'STATE_DB_DISK_FULL') throw error;
     throw new AppError('STATE_DB_UNAVAILABLE', `cannot open the state DB: ${messageOf(error)}`, {
       kind: 'infrastructure',
       retryable: true,
@@ -306,6 +308,13 @@ export function syncServiceOf(
     around: (config, pass) => withFlow(flowOf(config), pass),
     state,
     logger: runtime.logger,
+    // The embedded DB hangs on a full disk instead of failing: each batch first checks the space.
+    ...(runtime.database.kind === 'embedded' && runtime.loaded.config.state.minFreeMb > 0
+      ? {
+          guard: () =>
+            checkFreeSpace(runtime.loaded.config.state.dataDir, runtime.loaded.config.state.minFreeMb),
+        }
+      : {}),
     sourceFactory: createSourceFactory({
       logger: runtime.logger,
       cursors: runtime.repos.cursors,

@@ -223,6 +223,11 @@ export const configSchema = z.strictObject({
       .regex(/^[a-z_][a-z0-9_]*$/, 'lower-case letters, digits and "_"')
       .default('public'),
     dataDir: z.string().min(1).default('./data'),
+    /**
+     * The embedded state DB (no databaseUrl) keeps this many MB free on its folder's disk: below it a
+     * pass stops before the next batch (exit 1, "disk full"), nothing lost. 0 turns the check off.
+     */
+    minFreeMb: z.number().int().min(0).default(64),
   }),
   queue: z.strictObject({
     redisUrl: z.string().nullable().default(null),

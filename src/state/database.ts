@@ -6,6 +6,7 @@ import { DEFAULT_MIGRATION_TABLE, type Migration, type MigrationProvider, Migrat
 import pg from 'pg';
 import { AppError } from '../domain/errors.js';
 import { type EmbeddedOrigin, openEmbeddedDatabase } from './embedded-database.js';
+import { checkFreeSpace, DEFAULT_MIN_FREE_MB } from './embedded-space.js';
 import type { StateSchema } from './schema.js';
 import { isConnectionLoss } from './state-errors.js';
 
@@ -42,6 +43,8 @@ export interface OpenStateProps {
    * is starting up"). Default `CONNECT_RETRY_DELAYS_MS`; `[]` fails at once.
    */
   connectRetryDelaysMs?: readonly number[] | undefined;
+  /** Embedded only: the MB that must stay free on `dataDir`'s disk (`embedded-space.ts`); default 64. */
+  minFreeMb?: number;
 }
 
 /**
@@ -70,6 +73,7 @@ export async function openStateDatabase(props: OpenStateProps): Promise<StateDat
     const db = new Kysely<StateSchema>({ dialect: new PostgresDialect({ pool }) });
     state = { db, kind: 'postgres', close: () => db.destroy() };
   } else {
+    await checkFreeSpace(props.dataDir, props.minFreeMb ?? DEFAULT_MIN_FREE_MB);
     const embedded = await openEmbeddedDatabase({ dataDir: props.dataDir });
     state = { db: embedded.db, kind: 'embedded', origin: embedded.origin, close: embedded.close };
   }

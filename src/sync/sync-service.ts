@@ -30,6 +30,11 @@ export interface SyncServiceProps {
   clock?: PassScope['clock'];
   concurrency?: number;
   onProgress?: (event: ProgressEvent) => void;
+  /**
+   * Asked before each batch of every pass whether it may go on (the embedded state DB's free
+   * space): resolves, or throws an error that is not `data`, which stops the pass as an outage.
+   */
+  guard?: () => Promise<void>;
 }
 
 /** What a retry of failures did, and what it could not retry. */
@@ -181,6 +186,15 @@ export class SyncService {
     return typeof api === 'function' ? api(config) : Promise.resolve(api);
   }
 
+  /** The pass's fence with the service's guard before it (the guard alone when there is no fence). */
+  #fenced(fence: PassFence | undefined): PassFence {
+    const { guard } = this.props;
+    return async (runId) => {
+      await guard?.();
+      await fence?.(runId);
+    };
+  }
+
   #run(
     config: SourceConfig,
     api: SyncApi,
@@ -224,7 +238,7 @@ export class SyncService {
         dryRun,
         ...(this.props.concurrency ? { concurrency: this.props.concurrency } : {}),
         ...(this.props.clock ? { clock: this.props.clock } : {}),
-        ...(fence ? { fence } : {}),
+        ...(fence || this.props.guard ? { fence: this.#fenced(fence) } : {}),
         onProgress: (event) => {
           if (event.type === 'unit') started.push(event.name);
           onProgress?.(event);
