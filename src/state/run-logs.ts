@@ -23,12 +23,19 @@ export interface RunLogRetention {
    * longer ago than this are deleted too. Default 90.
    */
   keepRecordsDays?: number;
+  /**
+   * The runs themselves (their counts and errors) and the drop-file ledger's entries older than
+   * this are deleted too, except each source's latest run, a run still running and the runs of open
+   * failures. Default 180; never less than `keepRecordsDays` (the rows of a run go before the run).
+   */
+  keepHistoryDays?: number;
 }
 
 export const DEFAULT_RUN_LOG_RETENTION: RunLogRetention = {
   keepDays: 14,
   keepRuns: 500,
   keepRecordsDays: 90,
+  keepHistoryDays: 180,
 };
 
 /** Rows of one insert: 6 values each, far below Postgres' 65,535 parameters. */
@@ -98,8 +105,28 @@ export class RunLogsRepository {
         (select max(id) from runs where started_at < ${cutoff})
       )::text as below`.execute(this.db);
     const below = rows[0]?.below;
+    await this.#pruneHistory(retention, now);
     if (below === null || below === undefined) return 0;
     const result = await this.db.deleteFrom('run_logs').where('run_id', '<=', below).executeTakeFirst();
     return Number(result.numDeletedRows);
+  }
+
+  /**
+   * Deletes the runs and drop-file entries older than `keepHistoryDays` (one row per tick of every
+   * source otherwise grows for ever), keeping each source's latest run (what `status` shows), the
+   * runs under way and those of open failures (their pages link to them). A file dropped again after
+   * its entry went is read again: its unchanged rows cost no API call.
+   */
+  async #pruneHistory(retention: RunLogRetention, now: Date): Promise<void> {
+    const days = Math.max(retention.keepHistoryDays ?? 180, retention.keepRecordsDays ?? 90);
+    const cutoff = new Date(now.getTime() - days * 86_400_000);
+    await sql`delete from runs
+      where started_at < ${cutoff}
+        and status <> 'running'
+        and id not in (select max(id) from runs group by connection_id, organization_id, source_id)
+        and id not in (select run_id from failures where resolved_at is null and run_id is not null)`.execute(
+      this.db,
+    );
+    await this.db.deleteFrom('drop_files').where('finished_at', '<', cutoff).execute();
   }
 }

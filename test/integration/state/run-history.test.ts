@@ -7,7 +7,7 @@ import { FailureQueries } from '../../../src/state/failure-queries.js';
 import { FailuresRepository } from '../../../src/state/failures.js';
 import { syncStateRepos } from '../../../src/state/repositories.js';
 import { RunLogSink } from '../../../src/state/run-log-sink.js';
-import { RunLogsRepository } from '../../../src/state/run-logs.js';
+import { DEFAULT_RUN_LOG_RETENTION, RunLogsRepository } from '../../../src/state/run-logs.js';
 import { RunRecordsRepository } from '../../../src/state/run-records.js';
 import { RunsRepository, staleRunIds } from '../../../src/state/runs.js';
 import { runSync } from '../../../src/sync/run-sync.js';
@@ -231,5 +231,46 @@ describe.each(['postgres', 'embedded'] as const)('run history in the %s state DB
       .executeTakeFirstOrThrow();
     expect(await staleRunIds(state.db, [mine, String(dead)])).toEqual(new Set([String(dead)]));
     await runs.finish(mine, 'succeeded', {});
+  });
+
+  it("when runs and drop files are older than the history kept, then they go, but each source's latest run, a running one and those of open failures stay", async () => {
+    const runs = new RunsRepository(state.db);
+    const logs = new RunLogsRepository(state.db);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const id = await runs.start('src-history', 'cron', false);
+      await runs.finish(id, i === 1 ? 'partial' : 'succeeded', {});
+      ids.push(id);
+    }
+    const running = await runs.start('src-history-running', 'cron', false);
+    await new FailuresRepository(state.db).recordMany([failure('src-history', 'INV-9', { runId: ids[1]! })]);
+    await state.db
+      .insertInto('drop_files')
+      .values({
+        source_id: 'src-history',
+        name: 'invoices.csv',
+        checksum: 'c'.repeat(64),
+        size: 10,
+        status: 'done',
+        claimed_at: new Date(),
+        finished_at: new Date(),
+      })
+      .execute();
+    const left = async () =>
+      (await state.db.selectFrom('runs').select('id').where('source_id', 'like', 'src-history%').execute())
+        .map((r) => String(r.id))
+        .sort((a, b) => Number(a) - Number(b));
+    const files = async () =>
+      (await state.db.selectFrom('drop_files').select('id').where('source_id', '=', 'src-history').execute())
+        .length;
+    // 100 days on: within the 180 kept.
+    await logs.prune(DEFAULT_RUN_LOG_RETENTION, new Date(Date.now() + 100 * 86_400_000));
+    expect(await left()).toEqual([...ids, running]);
+    expect(await files()).toBe(1);
+    // 200 days on: the latest run, the one of the open failure and the running one stay.
+    await logs.prune(DEFAULT_RUN_LOG_RETENTION, new Date(Date.now() + 200 * 86_400_000));
+    expect(await left()).toEqual([ids[1]!, ids[3]!, running]);
+    expect(await files()).toBe(0);
+    await runs.finish(running, 'succeeded', {});
   });
 });
