@@ -213,9 +213,15 @@ describe('Singer taps, synced with configuration alone', () => {
       expect(await cursor()).toBeNull();
       const result = await sync();
       expect(result.code, result.stderr).toBe(0);
-      for (const kind of ['accounts', 'invoices', 'creditNotes'] as const)
-        expect(result.json[kind], kind).toMatchObject(zero);
-      expect(result.json.accounts.unchanged).toBe(expected.accounts.length);
+      // From its start the tap replays both of its runs: the invoice paid in the second comes in
+      // its older version first. In one batch the later wins (nothing written); split over two
+      // batches (a STATE between them flushes a batch open for a second, under load) it is
+      // written back and then forward again: at most those two writes, nothing created.
+      expect(result.json.accounts).toMatchObject({ ...zero, unchanged: expected.accounts.length });
+      expect(result.json.invoices).toMatchObject({ created: 0, failed: 0 });
+      expect(result.json.invoices.updated).toBeLessThanOrEqual(2);
+      expect(result.json.creditNotes).toMatchObject(zero);
+      expectHeld(sandbox, tap, expected, 2);
       expect(await cursor()).not.toBeNull();
     });
   });
