@@ -7,7 +7,7 @@ import { parseDecimal } from '../../src/domain/decimal.js';
 import type { DateParts } from '../../src/domain/records.js';
 import { REPO_ROOT, runCli } from '../support/cli.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import { lastJsonLine, type SyncEnv, syncEnv } from '../support/sync-env.js';
+import { cursorOf, lastJsonLine, type SyncEnv, syncEnv } from '../support/sync-env.js';
 
 /**
  * Singer taps synced with configuration alone. test/fixtures/singer holds a fixture tap replaying
@@ -151,13 +151,8 @@ describe('Singer taps, synced with configuration alone', () => {
       const result = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });
       return { ...result, json: lastJsonLine(result.stdout) };
     };
-    const cursor = async () => {
-      const status = await runCli(['--config', env.configFile, 'status', '--source', tap, '--json'], {
-        env: env.env,
-      });
-      const [source] = lastJsonLine(status.stdout).sources;
-      return source.streams.find((s: { stream: string }) => s.stream === 'state')?.cursor ?? null;
-    };
+    // Read in the state DB (what `status` shows as the `state` stream), without a CLI process.
+    const cursor = () => cursorOf(env, tap, 'state');
     const created = (wave: number, list: Array<{ wave: number }>) =>
       list.filter((r) => r.wave === wave).length;
 
@@ -204,26 +199,30 @@ describe('Singer taps, synced with configuration alone', () => {
       expectHeld(sandbox, tap, expected, 2);
     });
 
-    it('when its cursor is reset, then the tap reads everything again from its start, and nothing is written', async () => {
-      const reset = await runCli(
-        ['--config', env.configFile, 'status', 'reset-cursor', '--source', tap, '--stream', 'state'],
-        { env: env.env },
-      );
-      expect(reset.code, reset.stderr).toBe(0);
-      expect(await cursor()).toBeNull();
-      const result = await sync();
-      expect(result.code, result.stderr).toBe(0);
-      // From its start the tap replays both of its runs: the invoice paid in the second comes in
-      // its older version first. In one batch the later wins (nothing written); split over two
-      // batches (a STATE between them flushes a batch open for a second, under load) it is
-      // written back and then forward again: at most those two writes, nothing created.
-      expect(result.json.accounts).toMatchObject({ ...zero, unchanged: expected.accounts.length });
-      expect(result.json.invoices).toMatchObject({ created: 0, failed: 0 });
-      expect(result.json.invoices.updated).toBeLessThanOrEqual(2);
-      expect(result.json.creditNotes).toMatchObject(zero);
-      expectHeld(sandbox, tap, expected, 2);
-      expect(await cursor()).not.toBeNull();
-    });
+    // One tap is enough to show the reset (each case costs a full re-read).
+    it.runIf(tap === 'stripe')(
+      'when its cursor is reset, then the tap reads everything again from its start, and nothing is written',
+      async () => {
+        const reset = await runCli(
+          ['--config', env.configFile, 'status', 'reset-cursor', '--source', tap, '--stream', 'state'],
+          { env: env.env },
+        );
+        expect(reset.code, reset.stderr).toBe(0);
+        expect(await cursor()).toBeNull();
+        const result = await sync();
+        expect(result.code, result.stderr).toBe(0);
+        // From its start the tap replays both of its runs: the invoice paid in the second comes in
+        // its older version first. In one batch the later wins (nothing written); split over two
+        // batches (a STATE between them flushes a batch open for a second, under load) it is
+        // written back and then forward again: at most those two writes, nothing created.
+        expect(result.json.accounts).toMatchObject({ ...zero, unchanged: expected.accounts.length });
+        expect(result.json.invoices).toMatchObject({ created: 0, failed: 0 });
+        expect(result.json.invoices.updated).toBeLessThanOrEqual(2);
+        expect(result.json.creditNotes).toMatchObject(zero);
+        expectHeld(sandbox, tap, expected, 2);
+        expect(await cursor()).not.toBeNull();
+      },
+    );
   });
 });
 
@@ -326,13 +325,7 @@ describe('a tap that fails, hangs or writes a broken line', () => {
     const result = await runCli(['--config', env.configFile, 'sync', '--once', '--json'], { env: env.env });
     return { ...result, json: lastJsonLine(result.stdout) };
   };
-  const cursor = async () => {
-    const status = await runCli(['--config', env.configFile, 'status', '--source', 'stripe', '--json'], {
-      env: env.env,
-    });
-    const [source] = lastJsonLine(status.stdout).sources;
-    return source.streams.find((s: { stream: string }) => s.stream === 'state')?.cursor ?? null;
-  };
+  const cursor = () => cursorOf(env, 'stripe', 'state');
   beforeAll(async () => {
     sandbox = await startTestSandbox({ rateLimit: { quota: 100_000, windowSeconds: 60 } });
     env = syncEnv(sandbox, 'postgres');

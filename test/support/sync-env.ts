@@ -63,6 +63,15 @@ async function queryState<T extends pg.QueryResultRow>(env: SyncEnv, text: strin
   }
 }
 
+/** A source's cursor of one stream in the env's state DB (a `postgres` SyncEnv), or null. */
+export async function cursorOf(env: SyncEnv, sourceId: string, stream: string): Promise<unknown> {
+  const rows = await queryState<{ cursor: unknown }>(
+    env,
+    `select cursor from $schema.cursors where source_id = '${sourceId.replaceAll("'", "''")}' and stream = '${stream.replaceAll("'", "''")}'`,
+  );
+  return rows[0]?.cursor ?? null;
+}
+
 /** The runs of the env's state DB (not dry runs), oldest first. */
 export function runsOf(env: SyncEnv): Promise<Array<{ id: string; status: string; error: string | null }>> {
   return queryState(
