@@ -192,17 +192,23 @@ const regex = z
     }
   }, 'not a regular expression');
 
-/** A row to skip: the value of a header matches, equals, or is empty. */
-const skipRule = z
-  .strictObject({
-    column: columnRef,
-    matches: regex.optional(),
-    equals: z.string().optional(),
-    empty: z.literal(true).optional(),
-  })
-  .refine((rule) => [rule.matches, rule.equals, rule.empty].filter((v) => v !== undefined).length === 1, {
-    message: 'give one of matches, equals, empty',
-  });
+/**
+ * A row to skip: the value of a column matches, equals, or is empty; `column` is how the source names
+ * one (a CSV header or letter; a Singer record's path).
+ */
+export const skipRuleOf = <C extends z.ZodType>(column: C) =>
+  z
+    .strictObject({
+      column,
+      matches: regex.optional(),
+      equals: z.string().optional(),
+      empty: z.literal(true).optional(),
+    })
+    .refine((rule) => [rule.matches, rule.equals, rule.empty].filter((v) => v !== undefined).length === 1, {
+      message: 'give one of matches, equals, empty',
+    });
+
+const skipRule = skipRuleOf(columnRef);
 export type SkipRule = z.output<typeof skipRule>;
 
 const minorUnits = z

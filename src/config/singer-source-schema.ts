@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CONTRACT_COLUMNS, EXTRA_COLUMNS } from '../records/columns.js';
+import { skipRuleOf } from './csv-format-schema.js';
 
 /**
  * The settings of a `type: singer` source (docs/sources-singer.md), beyond `id`, `schedule` and the
@@ -46,29 +47,8 @@ const singerColumn = z.union([
 ]);
 export type SingerColumnSetting = z.output<typeof singerColumn>;
 
-const regex = z
-  .string()
-  .min(1)
-  .refine((source) => {
-    try {
-      new RegExp(source, 'iu');
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'not a regular expression');
-
 /** A record to skip and count (a draft invoice, a Xero bill): a path's value matches, equals or is empty. */
-const skipRule = z
-  .strictObject({
-    column: path,
-    matches: regex.optional(),
-    equals: z.string().optional(),
-    empty: z.literal(true).optional(),
-  })
-  .refine((rule) => [rule.matches, rule.equals, rule.empty].filter((v) => v !== undefined).length === 1, {
-    message: 'give one of matches, equals, empty',
-  });
+const skipRule = skipRuleOf(path);
 export type SingerSkipRule = z.output<typeof skipRule>;
 
 const singerStream = z
