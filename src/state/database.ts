@@ -8,6 +8,7 @@ import { AppError } from '../domain/errors.js';
 import { type EmbeddedOrigin, openEmbeddedDatabase } from './embedded-database.js';
 import { checkFreeSpace, DEFAULT_MIN_FREE_MB } from './embedded-space.js';
 import type { StateSchema } from './schema.js';
+import { scopedToSchema } from './schema-introspector.js';
 import { isConnectionLoss } from './state-errors.js';
 
 export type StateDb = Kysely<StateSchema>;
@@ -161,7 +162,8 @@ export class MigrationError extends AppError {
 
 /**
  * Applies pending migrations. The migration tables live in `schema` too: without it, kysely would
- * take another schema's `kysely_migration_lock` for this one's.
+ * take another schema's `kysely_migration_lock` for this one's; and the Migrator sees that schema
+ * alone (`scopedToSchema`), not the database's others, which may be dropped while it looks.
  */
 export async function migrateToLatest(
   db: StateDb,
@@ -170,7 +172,7 @@ export async function migrateToLatest(
 ): Promise<string[]> {
   if (await schemaIsCurrent(db, schema, folder)) return [];
   const migrator = new Migrator({
-    db,
+    db: scopedToSchema(db, schema),
     provider: new FolderMigrationProvider(folder),
     migrationTableSchema: schema,
   });

@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Migrator } from 'kysely/migration';
 import { type LoadedConfig, loadConfig } from '../../src/config/load.js';
-import { FolderMigrationProvider, openStateDatabase } from '../../src/state/database.js';
+import { openStateDatabase } from '../../src/state/database.js';
 import { TEST_DATABASE_URL } from './postgres.js';
 import { apiEnvOf, type TestSandbox } from './sandbox.js';
 
@@ -27,13 +26,7 @@ export async function dashboardWorkerConfig(props: {
     databaseUrl: TEST_DATABASE_URL,
     dataDir: dir,
     schema,
-    migrate: false,
   });
-  await new Migrator({
-    db: migrated.db,
-    provider: new FolderMigrationProvider(),
-    migrationTableSchema: schema,
-  }).migrateToLatest();
   await migrated.close();
 
   const configFile = join(dir, 'receivables-sync.yaml');

@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Migrator } from 'kysely/migration';
 import pg from 'pg';
-import { FolderMigrationProvider, openStateDatabase, type StateDatabase } from '../../src/state/database.js';
+import { migrateToLatest, openStateDatabase, type StateDatabase } from '../../src/state/database.js';
 
 /** The CI machine's Postgres (trust auth); override with TEST_DATABASE_URL. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -24,9 +23,8 @@ export async function dropSchema(schema: string): Promise<void> {
 }
 
 /**
- * A state DB in a schema of its own (migrated), dropped by `close`. The migrations run with
- * `migrationTableSchema`: kysely's Migrator otherwise looks for its lock table in every schema and
- * skips creating ours while another test file's schema has one.
+ * A state DB in a schema of its own (migrated), dropped by `close`. The migrations run as the
+ * daemon's do (`migrateToLatest`): their tables in that schema, the Migrator blind to the others.
  */
 export async function openTestState(prefix: string): Promise<StateDatabase & { schema: string }> {
   const schema = uniqueSchema(prefix);
@@ -36,13 +34,9 @@ export async function openTestState(prefix: string): Promise<StateDatabase & { s
     schema,
     migrate: false,
   });
-  const migrator = new Migrator({
-    db: state.db,
-    provider: new FolderMigrationProvider(),
-    migrationTableSchema: schema,
-  });
-  const { error } = await migrator.migrateToLatest();
-  if (error) {
+  try {
+    await migrateToLatest(state.db, schema);
+  } catch (error) {
     await state.close();
     throw error;
   }

@@ -7,6 +7,7 @@ import {
   type StateDatabase,
 } from '../../../src/state/database.js';
 import { syncStateRepos } from '../../../src/state/repositories.js';
+import { scopedToSchema } from '../../../src/state/schema-introspector.js';
 import { adoptUnstampedState, stateScopes } from '../../../src/state/scopes.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
 
@@ -30,7 +31,7 @@ describe('state written before scopes (Postgres)', () => {
       migrate: false,
     });
     migrator = new Migrator({
-      db: state.db,
+      db: scopedToSchema(state.db, schema),
       provider: new FolderMigrationProvider(),
       migrationTableSchema: schema,
     });

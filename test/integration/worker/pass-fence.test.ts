@@ -4,18 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DelayedError } from 'bullmq';
 import { Redis } from 'ioredis';
-import { Migrator } from 'kysely/migration';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSyncRuntime, type SyncRuntime, syncServiceOf } from '../../../src/app/runtime.js';
 import { type LoadedConfig, loadConfig } from '../../../src/config/load.js';
 import { SourceLock } from '../../../src/jobs/source-lock.js';
 import { createSyncProcessor, type ProcessedJob } from '../../../src/jobs/sync-processor.js';
-import {
-  FolderMigrationProvider,
-  openStateDatabase,
-  type StateDatabase,
-} from '../../../src/state/database.js';
+import { openStateDatabase, type StateDatabase } from '../../../src/state/database.js';
 import { RUN_PROCESS_GONE, RunsRepository } from '../../../src/state/runs.js';
 import { SourcePasses } from '../../../src/state/source-passes.js';
 import {
@@ -127,12 +122,7 @@ describe('worker: the source lock lost with a Redis restart', () => {
         LOG_LEVEL: 'silent',
       },
     });
-    other = await openStateDatabase({ databaseUrl: TEST_DATABASE_URL, dataDir: dir, schema, migrate: false });
-    await new Migrator({
-      db: other.db,
-      provider: new FolderMigrationProvider(),
-      migrationTableSchema: schema,
-    }).migrateToLatest();
+    other = await openStateDatabase({ databaseUrl: TEST_DATABASE_URL, dataDir: dir, schema });
     runtime = await openSyncRuntime(loaded, quiet);
     processor = createSyncProcessor({
       service: syncServiceOf(runtime, loaded.config.sources),

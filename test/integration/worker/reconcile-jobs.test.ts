@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcileSources } from '../../../src/app/reconcile.js';
 import { openSyncRuntime, syncServiceOf } from '../../../src/app/runtime.js';
@@ -14,11 +13,7 @@ import { SYNC_QUEUE } from '../../../src/jobs/job-keys.js';
 import { ReconcileSchedules } from '../../../src/jobs/reconcile-schedules.js';
 import { SourceLock } from '../../../src/jobs/source-lock.js';
 import { createLogger } from '../../../src/logging/logger.js';
-import {
-  FolderMigrationProvider,
-  openStateDatabase,
-  type StateDatabase,
-} from '../../../src/state/database.js';
+import { openStateDatabase, type StateDatabase } from '../../../src/state/database.js';
 import { PausedSources } from '../../../src/state/paused-sources.js';
 import { type ReconciliationRow, ReconciliationsRepository } from '../../../src/state/reconciliations.js';
 import { ACCOUNT_HEADER, accountRow, dropCsv, range } from '../../support/drop-data.js';
@@ -66,12 +61,7 @@ describe('worker: scheduled and on-demand reconciliations', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'rs-reconcile-jobs-'));
     sandbox = await startTestSandbox();
-    state = await openStateDatabase({ databaseUrl: TEST_DATABASE_URL, dataDir: dir, schema, migrate: false });
-    await new Migrator({
-      db: state.db,
-      provider: new FolderMigrationProvider(),
-      migrationTableSchema: schema,
-    }).migrateToLatest();
+    state = await openStateDatabase({ databaseUrl: TEST_DATABASE_URL, dataDir: dir, schema });
     repo = new ReconciliationsRepository(state.db);
     redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
 
