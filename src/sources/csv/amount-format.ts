@@ -35,10 +35,8 @@ export const isPlainFormat = (format: NumberFormat): boolean =>
  * format, with the form expected and, when the other decimal separator would read it, that hint.
  */
 export function plainAmount(text: string, format: NumberFormat): Checked<string> {
-  if (format.minorUnits === null) {
-    const quick = quickPlain(text, format.decimalSeparator, format.thousandsSeparator);
-    if (quick !== null) return ok(quick.startsWith('-') && /^-[0.]+$/.test(quick) ? quick.slice(1) : quick);
-  }
+  const quick = quickPlainAmount(text, format);
+  if (quick !== null) return ok(quick);
   const signed = signOf(text);
   if (signed === null) return refusal(text, format);
   const { negative, body } = signed;
@@ -46,6 +44,20 @@ export function plainAmount(text: string, format: NumberFormat): Checked<string>
     format.minorUnits !== null ? fromMinorUnits(body, format.minorUnits) : fromGrouped(body, format);
   if (plain === null) return refusal(text, format);
   return ok(negative && !/^[0.]+$/.test(plain) ? `-${plain}` : plain);
+}
+
+/**
+ * The amount in the contract's form when it has one of the common forms (`-`, digits grouped by
+ * three, a fraction), as `plainAmount` gives it; null when only `plainAmount`'s full reading can
+ * tell (other signs, spaces, wrong groupings, minor units, or no amount at all). For the rows of
+ * large files: it makes no result object.
+ */
+export function quickPlainAmount(text: string, format: NumberFormat): string | null {
+  if (format.minorUnits !== null) return null;
+  const quick = quickPlain(text, format.decimalSeparator, format.thousandsSeparator);
+  if (quick === null) return null;
+  // `-0,00` is no negative amount.
+  return quick.startsWith('-') && /^-[0.]+$/.test(quick) ? quick.slice(1) : quick;
 }
 
 function refusal(text: string, format: NumberFormat): Checked<never> {

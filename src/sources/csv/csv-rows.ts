@@ -3,6 +3,7 @@ import { type CsvError, type Options, Parser } from 'csv-parse';
 import { AppError } from '../../domain/errors.js';
 import { readFileChunks } from './file-chunks.js';
 import type { FileEncoding } from './file-format.js';
+import { parserInput } from './parser-input.js';
 
 /**
  * Streams a CSV file's records with csv-parse, one slice of a read chunk at a time, so memory stays
@@ -82,14 +83,15 @@ class RowParser extends Parser {
 }
 
 /**
- * Yields the file's records (the header row included) in arrays of what one read chunk held;
- * `headerOnly` reads small chunks, for a caller that stops after the first record. Stop iterating
- * at any time: the file is closed.
+ * Yields the file's records (the header row included) in arrays of what one slice of a read chunk
+ * held, each array the caller's own (it may take rows out as it handles them); `headerOnly` reads
+ * small chunks, for a caller that stops after the first record. Stop iterating at any time: the
+ * file is closed.
  */
 export interface ReadOptions {
   /** Read small chunks, for a caller that stops after the first records. */
   headerOnly?: boolean;
-  /** The file's encoding (default UTF-8): other encodings are decoded to text before parsing. */
+  /** The file's encoding (default UTF-8): other encodings are decoded before parsing (`parserInput`). */
   encoding?: FileEncoding;
   /** Default `,`. */
   delimiter?: string;
@@ -120,24 +122,17 @@ export async function* readCsvRows(path: string, options: ReadOptions = {}): Asy
   };
   // UTF-8 goes to csv-parse as bytes (it decodes them, BOM included); any other encoding is decoded
   // here, a character cut between two slices held back by the streaming decoder.
-  const decoder =
-    options.encoding === undefined || options.encoding === 'utf-8'
-      ? null
-      : new TextDecoder(options.encoding, { ignoreBOM: false });
+  const input = parserInput(options.encoding);
   const write = (bytes: Buffer) =>
-    new Promise<unknown>((resolve) =>
-      parser.write(decoder ? decoder.decode(bytes, { stream: true }) : bytes, (err) =>
-        resolve(err ?? undefined),
-      ),
-    );
+    new Promise<unknown>((resolve) => parser.write(input.next(bytes), (err) => resolve(err ?? undefined)));
   // Two buffers read into in turn: csv-parse keeps a view of an unfinished record's bytes in the
   // previous chunk until the next one is written (then it copies them), and parses synchronously.
-  const input = readFileChunks(path, {
+  const chunks = readFileChunks(path, {
     chunkSize: options.headerOnly ? HEADER_CHUNK : READ_CHUNK,
     buffers: 2,
   });
   try {
-    for await (const chunk of input) {
+    for await (const chunk of chunks) {
       for (let at = 0; at < chunk.length; at += PARSE_SLICE) {
         const error = await write(chunk.subarray(at, at + PARSE_SLICE));
         if (pending.length > 0) {
@@ -148,8 +143,8 @@ export async function* readCsvRows(path: string, options: ReadOptions = {}): Asy
         if (error !== undefined) throw failure(error);
       }
     }
-    const rest = decoder?.decode();
-    if (rest) {
+    const rest = input.end();
+    if (rest !== '') {
       const error = await new Promise<unknown>((resolve) =>
         parser.write(rest, (err) => resolve(err ?? undefined)),
       );
@@ -164,7 +159,7 @@ export async function* readCsvRows(path: string, options: ReadOptions = {}): Asy
     }
     if (pending.length > 0) yield pending;
   } finally {
-    await input.return(undefined);
+    await chunks.return(undefined);
     parser.destroy();
   }
 }

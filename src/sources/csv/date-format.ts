@@ -1,5 +1,5 @@
 import { dateFns } from '../../domain/date-patterns.js';
-import type { DateParts } from '../../domain/records.js';
+import { type DateParts, isoDateOf } from '../../domain/records.js';
 import type { Checked } from '../../records/field-validators.js';
 
 /**
@@ -16,27 +16,46 @@ const TIME_TOKENS = /[HhKkmsSaBbXxOzt]/;
 /** A reference date for date-fns: only its century matters, for two-digit years (`yy`). */
 const REFERENCE = new Date(2000, 0, 1);
 
-export type DateReader = (text: string) => Checked<DateParts>;
+/** Reads a date text of a pattern into its parts, or says why it is none. */
+export interface DateReader {
+  (text: string): Checked<DateParts>;
+  /**
+   * The date in the contract's text (`2026-01-12` for `12.01.2026`), or null when `text` is no
+   * date of the pattern (the reader itself then says why).
+   */
+  contractText(text: string): string | null;
+}
+
+/** A date text read once: its parts (or why it is none), and its contract text (null when none). */
+interface ReadDate {
+  checked: Checked<DateParts>;
+  contractText: string | null;
+}
 
 /**
  * A reader of `pattern` (a Unicode date pattern as date-fns knows it: `dd.MM.yyyy`, `M/d/yyyy`,
  * `yyyy-MM-dd HH:mm:ss`...). Results are remembered by text, so a million rows parse each distinct
- * date once.
+ * date once, and look each one up once whether its parts or its contract text are asked for.
  *
  * @example dateReader('dd.MM.yyyy')('12.01.2026') // { ok: true, value: { year: 2026, month: 1, day: 12 } }
+ * @example dateReader('dd.MM.yyyy').contractText('12.01.2026') // '2026-01-12'
  */
 export function dateReader(pattern: string): DateReader {
-  const memo = new Map<string, Checked<DateParts>>();
+  const memo = new Map<string, ReadDate>();
   const datePattern = datePartOf(pattern);
-  return (text) => {
+  const look = (text: string): ReadDate => {
     let known = memo.get(text);
     if (known === undefined) {
-      known = readDate(text, pattern, datePattern);
+      const checked = readDate(text, pattern, datePattern);
+      known = { checked, contractText: checked.ok ? isoDateOf(checked.value) : null };
       if (memo.size >= MEMO_LIMIT) memo.clear();
       memo.set(text, known);
     }
     return known;
   };
+  return Object.assign((text: string) => look(text).checked, {
+    contractText: (text: string) => look(text).contractText,
+  });
 }
 
 /**

@@ -17,7 +17,7 @@ export interface RowToCheck {
   line: number;
   fields: readonly string[];
   /** Problems found over several rows (a grouped document's). */
-  issues?: RowIssue[];
+  issues?: readonly RowIssue[];
 }
 
 export interface CheckedRow {
@@ -43,7 +43,7 @@ export function checkRow(row: RowToCheck, ctx: RowCheckContext): CheckedRow {
   const built = RECORD_BUILDERS[row.kind](row.view);
   // The builder's own array, made for this row: the issues found here join it.
   const issues: RowIssue[] = built.issues;
-  if (row.issues) issues.push(...row.issues);
+  if (row.issues !== undefined && row.issues.length > 0) issues.push(...row.issues);
   if (row.fields.length !== header.cells.length) {
     const reason = header.headerless
       ? widthReason(row, header.cells.length)

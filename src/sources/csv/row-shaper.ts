@@ -4,7 +4,7 @@ import { checkAmount } from '../../records/field-validators.js';
 import type { RowIssue } from '../../records/record-builders.js';
 import type { CsvRow } from './csv-rows.js';
 import type { RowShape } from './row-shape.js';
-import { ShapedRow } from './shaped-row.js';
+import { ShapedRow, type ShapedRowOptions } from './shaped-row.js';
 
 /** A record-to-be of a file with a shape: its kind, its values, and where it starts. */
 export interface ShapedRecordRow {
@@ -14,7 +14,7 @@ export interface ShapedRecordRow {
   /** The fields of the row it starts on (the first of a grouped document's rows). */
   fields: readonly string[];
   /** Problems found over several rows (a summed amount one of them cannot give). */
-  issues: RowIssue[];
+  issues: readonly RowIssue[];
   /** Rows it was made of (1, or a grouped document's). */
   rows: number;
 }
@@ -28,6 +28,26 @@ interface OpenGroup {
   issues: RowIssue[];
   rows: number;
 }
+
+/** A row's kind once its sign is read, and whether its amounts change sign. */
+interface SettledKind {
+  readonly kind: Stream;
+  readonly negate: boolean;
+}
+
+/** The settled kinds a row can get, made once (a row's own kind as written, or a credit note negated). */
+const AS_WRITTEN: Readonly<Record<Stream, SettledKind>> = {
+  accounts: { kind: 'accounts', negate: false },
+  invoices: { kind: 'invoices', negate: false },
+  creditNotes: { kind: 'creditNotes', negate: false },
+};
+const CREDIT_NOTE_NEGATED: SettledKind = { kind: 'creditNotes', negate: true };
+
+/** The view options of a row whose amounts change sign: one object for all such rows, never changed. */
+const NEGATED: ShapedRowOptions = Object.freeze({ negate: true });
+
+/** The issues of a record made of one row: none (only a grouped document's rows add some). */
+const NO_ISSUES: readonly RowIssue[] = Object.freeze([]);
 
 /**
  * Turns a shaped file's rows into records-to-be, in order: rows to skip are counted, a row's kind
@@ -65,43 +85,46 @@ export class RowShaper {
       }
       kind = found;
     }
-    const out: ShapedRecordRow[] = [];
-    if (shape.deriveAccounts) {
-      const account = this.#view(row, 'accounts', false);
-      const key = account.get('sourceId');
-      if (key !== '' && !this.#accounts.has(key)) {
-        this.#accounts.add(key);
-        out.push({
-          kind: 'accounts',
-          view: account,
-          line: row.line,
-          fields: row.fields,
-          issues: [],
-          rows: 1,
-        });
-      }
-    }
+    const account = shape.deriveAccounts ? this.#newAccount(row) : null;
     if (shape.group && kind !== 'accounts') {
       const key = this.#view(row, kind, false).get('sourceId');
       const open = this.#open;
       if (open !== null && key !== '' && open.key === key && open.kind === this.#kindOf(row, kind).kind) {
         this.#add(open, row);
-        return out;
+        return account === null ? [] : [account];
       }
       const closed = this.flush();
       this.#open = this.#start(row, kind, key);
-      return [...out, ...closed];
+      return account === null ? closed : [account, ...closed];
     }
     const settled = this.#kindOf(row, kind);
-    out.push({
+    const document: ShapedRecordRow = {
       kind: settled.kind,
       view: this.#view(row, settled.kind, settled.negate),
       line: row.line,
       fields: row.fields,
-      issues: [],
+      issues: NO_ISSUES,
       rows: 1,
-    });
-    return out;
+    };
+    // Array literals of their exact length: most rows make one record, and a million of them
+    // should not each leave a grown array behind for the garbage collector.
+    return account === null ? [document] : [account, document];
+  }
+
+  /** The account a document row names, the first time the file names it; null after (or without one). */
+  #newAccount(row: CsvRow): ShapedRecordRow | null {
+    const account = this.#view(row, 'accounts', false);
+    const key = account.get('sourceId');
+    if (key === '' || this.#accounts.has(key)) return null;
+    this.#accounts.add(key);
+    return {
+      kind: 'accounts',
+      view: account,
+      line: row.line,
+      fields: row.fields,
+      issues: NO_ISSUES,
+      rows: 1,
+    };
   }
 
   /** The document of the rows still grouped (at the end of the file, or when the next starts). */
@@ -157,17 +180,17 @@ export class RowShaper {
    * A credit note written with a negative total (as many exports do) is made positive; with
    * `negativeIsCreditNote`, so is an invoice row with a negative total, which is a credit note.
    */
-  #kindOf(row: CsvRow, kind: Stream): { kind: Stream; negate: boolean } {
+  #kindOf(row: CsvRow, kind: Stream): SettledKind {
     if (kind === 'accounts' || (kind === 'invoices' && !this.#shape.negativeIsCreditNote))
-      return { kind, negate: false };
+      return AS_WRITTEN[kind];
     // The sign as written (`-238,00`, `238,00-`, `(238.00)`), or of the sum of its columns.
-    if (!this.#view(row, kind, false).isNegative('totalAmount')) return { kind, negate: false };
-    if (kind === 'creditNotes') return { kind, negate: true };
-    return this.#shape.negativeIsCreditNote ? { kind: 'creditNotes', negate: true } : { kind, negate: false };
+    if (!this.#view(row, kind, false).isNegative('totalAmount')) return AS_WRITTEN[kind];
+    if (kind === 'creditNotes') return CREDIT_NOTE_NEGATED;
+    return this.#shape.negativeIsCreditNote ? CREDIT_NOTE_NEGATED : AS_WRITTEN[kind];
   }
 
   #view(row: CsvRow, kind: Stream, negate: boolean): ShapedRow {
-    return new ShapedRow(row.fields, this.#plan(kind), this.#shape.format, negate ? { negate } : {});
+    return new ShapedRow(row.fields, this.#plan(kind), this.#shape.format, negate ? NEGATED : undefined);
   }
 
   #plan(kind: Stream) {
