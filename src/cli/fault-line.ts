@@ -25,6 +25,7 @@ export function faultLine(error: unknown, baseUrl: string | null | undefined): s
   else if (code === 'STATE_DB_UNAVAILABLE' || code === 'STATE_DB_MIGRATION_FAILED')
     cause = 'the state DB is unavailable';
   else if (code === 'REDIS_UNAVAILABLE') cause = 'Redis is unavailable';
+  else if (code === 'CSV_DROP_DIR_FULL') cause = 'a disk of the drop folder is full';
   else cause = 'a part it depends on failed';
   return `could not run: ${cause} (${code ? `${code}: ` : ''}${messageOf(error)}); files and records stay where they were, the next pass resumes`;
 }

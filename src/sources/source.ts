@@ -102,7 +102,7 @@ export interface UnitSnapshot {
   readonly maxDeleteRatio: number;
   /** Whether the unit held a row of this key (a row it refused counts: it is still there). */
   holds(key: string): boolean;
-  /** Why the unit cannot vouch for what it lacks (it was not read to its end), or null. */
+  /** Why the unit cannot vouch for what it lacks (it was not read whole), or null. */
   incomplete(): string | null;
 }
 

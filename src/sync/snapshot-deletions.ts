@@ -23,7 +23,7 @@ export interface SnapshotOutcome {
   /**
    * `applied`: the deletions were made (or planned, in a dry run); `held`: too many, none made;
    * `reported`: nothing to do by design (documents, `onDelete: skip`); `incomplete`: the unit was
-   * not read to its end, so it cannot tell what is absent.
+   * not read whole, so it cannot tell what is absent.
    */
   action: 'applied' | 'held' | 'reported' | 'incomplete';
   onDelete: UnitSnapshot['onDelete'];
@@ -95,7 +95,7 @@ async function applySnapshot(
   };
   const incomplete = snapshot.incomplete();
   if (incomplete !== null) {
-    const message = `snapshot mode: the file was not read to its end (${incomplete}), so no ${label(stream, 1)} absent from it was deleted`;
+    const message = `snapshot mode: the file was not read whole (${incomplete}), so no ${label(stream, 1)} absent from it was deleted`;
     ctx.logger.warn({ unit: unit.name, stream }, message);
     return { ...base, action: 'incomplete', linked: 0, absent: 0, sample: [], message };
   }

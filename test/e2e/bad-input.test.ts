@@ -195,4 +195,89 @@ describe('bad input is the data’s problem, never the pass’s', () => {
       await env.cleanup();
     }
   }, 120_000);
+
+  it('when a cell of 2 MiB sits mid-file, then the rows after it are synced, the row is one failure with its line (failures, status, report), and the corrected report resolves it', async () => {
+    const env = syncEnv(sandbox, 'postgres');
+    const cli = (...args: string[]) => runCli(['--config', env.configFile, ...args], { env: env.env });
+    try {
+      // A pasted document as a name: quoted, with line breaks, 2 MiB (twice what a row may hold).
+      const pasted = `"Customer 7002\n${'x'.repeat(2 << 20)}\nend"`;
+      dropCsv(env.dropDir, 'accounts.csv', ACCOUNT_HEADER, [
+        accountRow(7001),
+        accountRow(7002, { name: pasted }),
+        accountRow(7003),
+        accountRow(7004),
+      ]);
+      const first = await cli('sync', '--once', '--json');
+      expect(first.code, first.stderr).toBe(2);
+      expect(lastJsonLine(first.stdout).accounts).toMatchObject({ created: 3, failed: 1 });
+      expect(first.stdout + first.stderr).toContain(
+        'accounts.csv, line 3, fullName: C-7002: the row is over 1 MiB (2,097,228 characters',
+      );
+      const synced = await sandbox.call('GET', '/accounts', {
+        query: { organizationId: sandbox.organizationId, filters: 'source:isNotEmpty' },
+      });
+      const ours = synced.body.nodes
+        .map((a: any) => a.source?.sourceId)
+        .filter((id: string) => id.startsWith('C-700'));
+      expect(ours.sort()).toEqual(['C-7001', 'C-7003', 'C-7004']);
+
+      // failures --json and status: one failure, with its file, line and column.
+      const failures = (await cli('failures', '--json')).stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(failures).toEqual([
+        expect.objectContaining({
+          sourceId: 'erp-csv',
+          kind: 'account',
+          sourceKey: 'C-7002',
+          stage: 'validate',
+          file: 'accounts.csv',
+          line: 3,
+          column: 'fullName',
+          message: expect.stringMatching(
+            /^the row is over 1 MiB \(2,097,\d{3} characters, 2,097,\d{3} of them in "fullName"\): a row may hold at most 1,048,576 characters/,
+          ),
+        }),
+      ]);
+      const [source] = JSON.parse((await cli('status', '--json')).stdout.trim()).sources;
+      expect(source.openFailures).toBe(1);
+
+      // The report: the row under its line, its long value cut to its first characters.
+      const files = whereFilesAre(env);
+      expect(files.waiting).toEqual([]);
+      const report = files.archived.find((f) => f.endsWith('accounts.csv.errors.csv'))!;
+      const text = readFileSync(join(env.dropDir, 'archive', report), 'utf8');
+      expect(text.length).toBeLessThan(4096);
+      const rows = text.trimEnd().split('\r\n');
+      expect(rows).toHaveLength(2);
+      expect(rows[1]).toMatch(
+        /^3,fullName,"the row is over 1 MiB .*",C-7002,"Customer 7002\nx+…",EUR,7002 rue du Port,/,
+      );
+
+      // A second pass has nothing to do and duplicates nothing.
+      const again = await cli('sync', '--once', '--json');
+      expect(again.code, again.stderr).toBe(0);
+      expect(lastJsonLine(again.stdout).accounts).toEqual({
+        created: 0,
+        updated: 0,
+        unchanged: 0,
+        failed: 0,
+      });
+      expect(await openFailuresOf(env)).toBe(1);
+
+      // The report, its value shortened, dropped back: the row syncs, its failure resolved.
+      writeFileSync(
+        join(env.dropDir, 'accounts-fixed.csv'),
+        text.replace(/"Customer 7002\nx+…"/, 'Customer 7002'),
+      );
+      const fixed = await cli('sync', '--once', '--json');
+      expect(fixed.code, fixed.stderr).toBe(0);
+      expect(lastJsonLine(fixed.stdout).accounts).toMatchObject({ created: 1, failed: 0 });
+      expect(await openFailuresOf(env)).toBe(0);
+    } finally {
+      await env.cleanup();
+    }
+  });
 });

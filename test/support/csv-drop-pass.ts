@@ -6,6 +6,7 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { createCsvSource } from '../../src/sources/csv/csv-source.js';
 import { InMemoryDropFileLedger } from '../../src/sources/ports.js';
+import type { Source, SourceUnit } from '../../src/sources/source.js';
 import { runSync, type SourceSummary } from '../../src/sync/run-sync.js';
 import { FakeApi, FakeState } from '../unit/sync/fakes.js';
 
@@ -31,8 +32,12 @@ export interface DropWorld {
   logLines: Array<Record<string, unknown>>;
   /** Writes a file in the drop folder, modified an hour ago (complete at once). */
   drop(name: string, content: string): Promise<void>;
-  /** One pass of a fresh source over the folder (a new process, as `sync --once` runs it). */
-  pass(): Promise<SourceSummary>;
+  /**
+   * One pass of a fresh source over the folder (a new process, as `sync --once` runs it).
+   * `beforeSettle` runs once a unit was read and synced, before it is completed or abandoned (its
+   * file still in `.processing/`): where a test makes a fault happen between reading and settling.
+   */
+  pass(hooks?: { beforeSettle?: (unit: SourceUnit) => Promise<void> }): Promise<SourceSummary>;
   cleanup(): Promise<void>;
 }
 
@@ -65,8 +70,8 @@ export async function dropWorld(
       const hourAgo = new Date(clock.now().getTime() - 3_600_000);
       await utimes(path, hourAgo, hourAgo);
     },
-    pass() {
-      const source = createCsvSource({
+    pass(hooks = {}) {
+      const csv = createCsvSource({
         config: {
           id: 'erp-csv',
           type: 'csv',
@@ -79,10 +84,37 @@ export async function dropWorld(
         logger,
         ledger,
       });
+      const { beforeSettle } = hooks;
+      const source = beforeSettle ? hookedSource(csv, beforeSettle) : csv;
       return runSync({ source, connectionId: 'erp-csv', api, state, logger, clock, concurrency: 1 });
     },
     async cleanup() {
       await rm(base, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `source` whose units call `beforeSettle` first when they are completed or abandoned. */
+function hookedSource(source: Source, beforeSettle: (unit: SourceUnit) => Promise<void>): Source {
+  const hooked = (unit: SourceUnit): SourceUnit =>
+    new Proxy(unit, {
+      get(target, property) {
+        if (property === 'complete' || property === 'abandon')
+          return async (...args: never[]) => {
+            await beforeSettle(target);
+            return (target[property] as (...a: never[]) => Promise<void>).apply(target, args);
+          };
+        // Getters and methods read the unit's private fields: `this` must be the unit itself.
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  return {
+    ...source,
+    id: source.id,
+    type: source.type,
+    async *units(signal) {
+      for await (const unit of source.units(signal)) yield hooked(unit);
     },
   };
 }

@@ -6,21 +6,18 @@ import type { DownstreamFailure, SourceBatch, SourceUnit, UnitOutcome, UnitSnaps
 import { dataFields, type ResolvedHeader } from './columns.js';
 import { CsvParseFailure, type CsvRow, readCsvRows } from './csv-rows.js';
 import { SPOOL_SUFFIXES } from './drop-folder.js';
-import { ProblemSpool, type ReportEntry, writeErrorReport } from './error-report.js';
+import { ProblemSpool, type ReportEntry } from './error-report.js';
 import { CsvSourceError } from './errors.js';
+import { archiveRead } from './file-archive.js';
 import type { FileReading } from './file-readability.js';
-import {
-  archiveDay,
-  type ClaimedFile,
-  type DropContext,
-  notePlanted,
-  rejectFile,
-} from './file-settlement.js';
+import { type ClaimedFile, type DropContext, rejectFile } from './file-settlement.js';
 import { FirstSeenIndex } from './first-seen-index.js';
 import { MojibakeWatch } from './mojibake.js';
+import type { OversizedRecord } from './oversized-record.js';
 import {
   type CheckedRow,
   checkRow,
+  oversizedEntry,
   type RowCheckContext,
   type RowToCheck,
   rawRecord,
@@ -79,7 +76,7 @@ export class CsvFileUnit implements SourceUnit {
   readonly #checkContext: RowCheckContext;
   /** Values that look encoded twice (`CafÃ©`): the first one, and how many; null when the bytes cannot hold one. */
   readonly #mojibake: MojibakeWatch | null;
-  /** Why the file was not read to its end (a parse failure), or null. */
+  /** Why the file was not read whole (a parse failure, a row over 1 MiB without its sourceId), or null. */
   #incomplete: string | null = null;
   readonly snapshot?: UnitSnapshot;
 
@@ -158,7 +155,10 @@ export class CsvFileUnit implements SourceUnit {
           const row = fields === read.fields ? read : { line: read.line, fields };
           if (isBlank(row.fields)) continue; // spreadsheets leave rows of empty cells
           this.#rows++;
-          const waiting = this.#take(row, batch);
+          const waiting =
+            read.oversized === undefined
+              ? this.#take(row, batch)
+              : this.#refuseOversized(row, read.oversized, batch);
           if (waiting !== undefined) await waiting;
           if (batch.records.length + batch.rejected.length >= batchSize) {
             yield batch;
@@ -224,44 +224,25 @@ export class CsvFileUnit implements SourceUnit {
     await this.#failedSpool.close();
     const anyFailed = this.#spool.count + this.#failedSpool.count + this.#behind.length > 0;
     const warnings = [...this.warnings, ...(outcome.notes ?? [])];
-    // The report's name is taken with the archived file's, so the two always go by the same name.
-    const report = anyFailed || warnings.length > 0 ? '.errors.csv' : undefined;
-    const placed = await ctx.folder.archive(file.name, archiveDay(ctx.clock), report);
-    const archivedPath = placed.path;
-    // Settled once the file left `.processing/`: before that, a failure can still release it.
+    const report =
+      anyFailed || warnings.length > 0
+        ? {
+            header: { ...this.#props.header, warnings },
+            refused: this.#spool.entries(),
+            downstream: this.#downstreamInOrder(),
+          }
+        : null;
+    // Throws while the file is still claimed (a full disk): the source puts it back then.
+    await archiveRead(ctx, file, this.#rows, report);
+    // Settled once the file left `.processing/` (archived, or put back when it changed meanwhile).
     this.#state = 'settled';
-    notePlanted(ctx, file.name, placed);
-    let reportPath: string | undefined;
-    let failedRows = 0;
-    if (placed.companion !== null) {
-      reportPath = placed.companion.path;
-      failedRows = await writeErrorReport({
-        out: placed.companion.handle,
-        header: { ...this.#props.header, warnings },
-        refused: this.#spool.entries(),
-        downstream: this.#downstreamInOrder(),
-        csvPath: archivedPath,
-      });
-    }
+    await this.#discardDrafts();
+  }
+
+  /** The spools of the report, in `.processing/`. */
+  async #discardDrafts(): Promise<void> {
     await this.#spool.discard();
     await this.#failedSpool.discard();
-    await ctx.ledger.record({
-      sourceId: ctx.sourceId,
-      name: file.name,
-      checksum: file.checksum,
-      size: file.size,
-      status: failedRows > 0 ? 'failed' : 'done',
-      rows: this.#rows,
-      failedRows,
-      archivedPath,
-      ...(reportPath === undefined ? {} : { reportPath }),
-      claimedAt: file.claimedAt,
-      finishedAt: ctx.clock.now(),
-    });
-    ctx.log.info(
-      { file: file.name, rows: this.#rows, failedRows, archivedPath, reportPath },
-      'file archived',
-    );
   }
 
   /** The spooled downstream failures and the few held back, as one sequence in line order. */
@@ -280,23 +261,37 @@ export class CsvFileUnit implements SourceUnit {
 
   async abandon(reason: string): Promise<void> {
     if (this.#state === 'settled') return;
+    await this.#discardDrafts();
+    if (!this.#props.ctx.dryRun)
+      await rejectFile(this.#props.ctx, this.#props.file, reason, { rows: this.#rows, failedRows: 0 });
+    // Only now: a file that could not be moved (a full disk) is still released by the source.
     this.#state = 'settled';
-    await this.#spool.discard();
-    await this.#failedSpool.discard();
-    if (this.#props.ctx.dryRun) return;
-    await rejectFile(this.#props.ctx, this.#props.file, reason, { rows: this.#rows, failedRows: 0 });
   }
 
   async release(): Promise<void> {
     if (this.#state === 'settled') return;
     this.#state = 'settled';
-    await this.#spool.discard();
-    await this.#failedSpool.discard();
+    await this.#discardDrafts();
     const { ctx, file } = this.#props;
     if (ctx.dryRun) return;
     // A rename keeps the mtime: the next pass takes the file again at once.
     await ctx.folder.release(file.name);
     ctx.log.info({ file: file.name }, 'file released back to the drop folder');
+  }
+
+  /**
+   * A record too long to read (over 1 MiB): one refused row, with its line. Its sourceId, when it
+   * was read whole, counts as any refused row's (a later row with it is a duplicate; a snapshot
+   * holds it); without one, a snapshot cannot tell what the file lacks.
+   */
+  #refuseOversized(row: CsvRow, oversized: OversizedRecord, batch: SourceBatch): Promise<void> {
+    // A shaped file finds its sourceId through its plan, not the header: such a row goes by its line.
+    const at = this.#shaper === null ? this.#props.header.index.get('sourceId') : undefined;
+    const entry = oversizedEntry(row, oversized, this.#props.header, at);
+    const first = entry.sourceId === '' ? undefined : this.#firstLineOf.firstSeen(entry.sourceId, row.line);
+    if (entry.sourceId === '')
+      this.#incomplete ??= `line ${row.line} is a row over 1 MiB, its sourceId unread`;
+    return this.#refuse(batch, entry, first !== undefined);
   }
 
   /** Takes a row into the batch; returns a promise only when it must wait (a PDF, a refusal to spool). */

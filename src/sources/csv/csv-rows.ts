@@ -1,22 +1,29 @@
-import { finished } from 'node:stream/promises';
-import { type CsvError, type Options, Parser } from 'csv-parse';
+import type { CsvError, Options } from 'csv-parse';
 import { AppError } from '../../domain/errors.js';
-import { readFileChunks } from './file-chunks.js';
 import type { FileEncoding } from './file-format.js';
-import { parserInput } from './parser-input.js';
+import { type OversizedRecord, OversizedRecordScan, type RecordDelimiter } from './oversized-record.js';
+import { parserBytes } from './parser-input.js';
+import { ParserRun } from './parser-run.js';
 
 /**
  * Streams a CSV file's records with csv-parse, one slice of a read chunk at a time, so memory stays
  * bounded by the chunk size and the longest record, whatever the file size.
  *
- * The parser is fed by hand rather than piped: records are taken as they are parsed (`RowParser`),
+ * The parser is fed by hand rather than piped: records are taken as they are parsed (`ParserRun`),
  * so when csv-parse fails mid-chunk (broken quoting) the records before the failure are still
- * delivered, then `CsvParseFailure` is thrown with the line where reading stopped.
+ * delivered, then `CsvParseFailure` is thrown with the line where reading stopped. A record over
+ * `MAX_RECORD_CHARS` is the exception: it is delivered as a row marked `oversized`, and the rows
+ * after it are read (see `readCsvRows`).
  */
 export interface CsvRow {
   fields: string[];
   /** The physical line where the record starts (a quoted field may span several lines). */
   line: number;
+  /**
+   * Set on a record over `MAX_RECORD_CHARS`, which cannot be read whole: `fields` holds each
+   * field's first characters (a cut one ends with `…`), enough to name the row; the caller refuses it.
+   */
+  oversized?: OversizedRecord;
 }
 
 /** csv-parse gave up: nothing from `line` on can be read. */
@@ -30,7 +37,10 @@ export class CsvParseFailure extends AppError {
   }
 }
 
-/** Longest record accepted (characters): an unclosed quote must not pull the whole file into memory. */
+/**
+ * Longest record read (characters): an unclosed quote must not pull the whole file into memory. A
+ * longer record is refused as a row of its own, the rows after it read (`OversizedRecordScan`).
+ */
 export const MAX_RECORD_CHARS = 1 << 20;
 /**
  * Bytes read at a time: 256 KiB, each read a round trip to the thread pool (at 16 KiB a pass sat
@@ -62,27 +72,6 @@ export const CSV_PARSE_OPTIONS = {
 } as const satisfies Options;
 
 /**
- * csv-parse's stream, with each record taken where the stream would queue it (`push`), together
- * with the counters of `info` at that moment. This is what `on_record` gives, without the copy of
- * `info` csv-parse makes for every record to call it (a third of the parse time on large files),
- * and without queueing the records in the stream only to read them back.
- */
-class RowParser extends Parser {
-  constructor(
-    private readonly onRow: (fields: string[], lines: number, emptyLines: number) => void,
-    delimiter: string,
-  ) {
-    super(delimiter === ',' ? CSV_PARSE_OPTIONS : { ...CSV_PARSE_OPTIONS, delimiter });
-  }
-
-  override push(chunk: unknown, encoding?: BufferEncoding): boolean {
-    if (chunk === null) return super.push(chunk, encoding);
-    this.onRow(chunk as string[], this.info.lines, this.info.empty_lines);
-    return true;
-  }
-}
-
-/**
  * Yields the file's records (the header row included) in arrays of what one slice of a read chunk
  * held, each array the caller's own (it may take rows out as it handles them); `headerOnly` reads
  * small chunks, for a caller that stops after the first record. Stop iterating at any time: the
@@ -97,85 +86,86 @@ export interface ReadOptions {
   delimiter?: string;
 }
 
+/**
+ * A record over `MAX_RECORD_CHARS` does not end the reading: csv-parse gives up on it, so the file
+ * is read again from the end of the last record delivered (`parserBytes`), the record's end found
+ * by `OversizedRecordScan`, the record delivered as a row with `oversized` set, and a new parser
+ * goes on after it, its lines counted on from the record's last. Only a record that never ends (a
+ * quote left open to the end of the file) or whose quoting csv-parse would refuse stops the
+ * reading there, with `CsvParseFailure` as before.
+ */
 export async function* readCsvRows(path: string, options: ReadOptions = {}): AsyncGenerator<CsvRow[]> {
-  let pending: CsvRow[] = [];
-  // Line numbers are kept here: csv-parse's `info.lines` counts a CRLF inside a quoted field twice,
-  // so it only tells that a record spanned several lines; those are then counted in its fields.
-  let nextLine = 1;
-  let parserLines = 0;
-  let emptyLines = 0;
-  const parser = new RowParser((fields, lines, empty) => {
-    const skipped = empty - emptyLines;
-    const line = nextLine + skipped;
-    const multiLine = lines - parserLines - skipped > 1;
-    nextLine = line + 1 + (multiLine ? lineBreaksIn(fields) : 0);
-    parserLines = lines;
-    emptyLines = empty;
-    pending.push({ fields, line });
-  }, options.delimiter ?? ',');
-  // Errors are taken from write/finish below; this listener only keeps them from being "unhandled".
-  parser.on('error', () => undefined);
-  const failure = (error: unknown): CsvParseFailure => {
-    const csv = error as CsvError & { empty_lines?: number };
-    const skipped = typeof csv.empty_lines === 'number' ? Math.max(0, csv.empty_lines - emptyLines) : 0;
-    return new CsvParseFailure(nextLine + skipped, String(csv.code ?? 'CSV_UNKNOWN_ERROR'), csv.message);
+  const delimiter = options.delimiter ?? ',';
+  const chunkSize = options.headerOnly ? HEADER_CHUNK : READ_CHUNK;
+  const bytesFrom = (from: number) =>
+    parserBytes(path, { encoding: options.encoding, chunkSize, sliceSize: PARSE_SLICE, from });
+  const failure = (error: unknown) => {
+    const stop = run.stop(error);
+    return new CsvParseFailure(stop.line, stop.code, stop.message);
   };
-  // UTF-8 goes to csv-parse as bytes (it decodes them, BOM included); any other encoding is decoded
-  // here, a character cut between two slices held back by the streaming decoder.
-  const input = parserInput(options.encoding);
-  const write = (bytes: Buffer) =>
-    new Promise<unknown>((resolve) => parser.write(input.next(bytes), (err) => resolve(err ?? undefined)));
-  // Two buffers read into in turn: csv-parse keeps a view of an unfinished record's bytes in the
-  // previous chunk until the next one is written (then it copies them), and parses synchronously.
-  const chunks = readFileChunks(path, {
-    chunkSize: options.headerOnly ? HEADER_CHUNK : READ_CHUNK,
-    buffers: 2,
+  let run = new ParserRun({
+    base: 0,
+    line: 1,
+    options: delimiter === ',' ? CSV_PARSE_OPTIONS : { ...CSV_PARSE_OPTIONS, delimiter },
   });
+  let input = bytesFrom(0);
+  let first: Buffer | null = null;
   try {
-    for await (const chunk of chunks) {
-      for (let at = 0; at < chunk.length; at += PARSE_SLICE) {
-        const error = await write(chunk.subarray(at, at + PARSE_SLICE));
-        if (pending.length > 0) {
-          const rows = pending;
-          pending = [];
-          yield rows;
-        }
-        if (error !== undefined) throw failure(error);
-      }
+    for (;;) {
+      const error = yield* run.parse(input, first);
+      if (error === undefined) return;
+      if ((error as CsvError).code !== 'CSV_MAX_RECORD_SIZE') throw failure(error);
+      await input.return(undefined);
+      input = bytesFrom(run.recordEnd);
+      const scan = new OversizedRecordScan({
+        delimiter,
+        recordDelimiter: run.recordDelimiter,
+        line: run.nextLine,
+        atFileStart: run.recordEnd === 0,
+      });
+      const after = await endOf(scan, input, run.recordEnd);
+      if (after === null) throw failure(error);
+      yield [scan.row()];
+      run.destroy();
+      run = new ParserRun({
+        base: after.offset,
+        line: scan.nextLine,
+        options: optionsAfter(delimiter, scan.recordDelimiter),
+      });
+      first = after.rest;
     }
-    const rest = input.end();
-    if (rest !== '') {
-      const error = await new Promise<unknown>((resolve) =>
-        parser.write(rest, (err) => resolve(err ?? undefined)),
-      );
-      if (error !== undefined) throw failure(error);
-    }
-    parser.end();
-    try {
-      await finished(parser, { readable: false });
-    } catch (error) {
-      if (pending.length > 0) yield pending;
-      throw failure(error);
-    }
-    if (pending.length > 0) yield pending;
   } finally {
-    await chunks.return(undefined);
-    parser.destroy();
+    await input.return(undefined);
+    run.destroy();
   }
 }
 
 /**
- * Line breaks inside a record's (quoted) fields: CRLF, LF or a lone CR each count once. A CR that
- * ends the record is the rest of a CRLF the parser did not take as the delimiter, not a break.
+ * Scans `input` (the parser's bytes from `offset` on) to the end of the oversized record; returns
+ * the offset after it and what its last slice holds past it, or null when it has no end.
  */
-export function lineBreaksIn(fields: readonly string[]): number {
-  let breaks = 0;
-  for (const [f, field] of fields.entries()) {
-    for (let i = field.indexOf('\n'); i !== -1; i = field.indexOf('\n', i + 1)) breaks++;
-    const end = f === fields.length - 1 ? field.length - 1 : field.length;
-    for (let i = field.indexOf('\r'); i !== -1 && i < end; i = field.indexOf('\r', i + 1)) {
-      if (field[i + 1] !== '\n') breaks++;
-    }
+async function endOf(
+  scan: OversizedRecordScan,
+  input: AsyncIterator<Buffer>,
+  offset: number,
+): Promise<{ offset: number; rest: Buffer | null } | null> {
+  let at = offset;
+  for (let next = await input.next(); next.done !== true; next = await input.next()) {
+    const bytes = next.value;
+    const end = scan.scan(bytes);
+    if (end >= 0) return { offset: at + end, rest: bytes.subarray(end) };
+    if (scan.broken !== null) return null;
+    at += bytes.length;
   }
-  return breaks;
+  return scan.finish() ? { offset: at, rest: null } : null;
 }
+
+/** csv-parse's options past an oversized record: the record delimiter found before, no BOM to look for. */
+const optionsAfter = (delimiter: string, recordDelimiter: RecordDelimiter | null): Options => ({
+  ...CSV_PARSE_OPTIONS,
+  delimiter,
+  bom: false,
+  ...(recordDelimiter === null ? {} : { record_delimiter: recordDelimiter }),
+});
+
+export { lineBreaksIn } from './parser-run.js';

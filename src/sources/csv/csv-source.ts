@@ -9,7 +9,7 @@ import type { RefusedUnit, Source, SourceNotices, SourceUnit } from '../source.j
 import { AccountValues } from './account-values.js';
 import { assertValidMapping } from './columns.js';
 import { CsvFileUnit } from './csv-file-unit.js';
-import { DropFolder, PROCESSING_DIR } from './drop-folder.js';
+import { DropFolder, PROCESSING_DIR, type RootFileStamp } from './drop-folder.js';
 import { DuplicateFileUnit } from './duplicate-file-unit.js';
 import { kindFormat } from './file-format.js';
 import { inspectFile } from './file-inspection.js';
@@ -113,6 +113,7 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
   async function prepare(
     name: string,
     stream: Stream,
+    stamp: RootFileStamp,
     dropRealPath: string,
     laterFile?: string,
   ): Promise<CsvFileUnit | DuplicateFileUnit | null> {
@@ -120,7 +121,7 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     const claimedAt = clock.now();
     const inspection = await inspectFile(path);
     const { checksum, size } = inspection;
-    const file: ClaimedFile = { name, path, stream, checksum, size, claimedAt };
+    const file: ClaimedFile = { name, path, stream, checksum, size, claimedAt, stamp };
     const previous = await ledger.seen(config.id, checksum);
     const snapshot = snapshotOf(config.streams, stream, laterFile);
     if (snapshot.notes) log.info({ file: name, laterFile }, snapshot.notes[0]!);
@@ -145,10 +146,13 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
       inspection,
     );
     if (!resolution.ok) {
-      summary.rejected.push(name);
       if (dryRun) log.warn({ file: name, reason: resolution.reason }, 'file would be rejected');
       // Where it went (`rejected/<name>`, or the next free name when that one was taken).
-      const place = dryRun ? null : relative(folder.root, await rejectFile(ctx, file, resolution.reason));
+      const rejectedPath = dryRun ? null : await rejectFile(ctx, file, resolution.reason);
+      // Changed since it was claimed (still being written): put back, with a warning, not rejected.
+      if (!dryRun && rejectedPath === null) return null;
+      summary.rejected.push(name);
+      const place = rejectedPath === null ? null : relative(folder.root, rejectedPath);
       notices.refused(name, resolution.reason, { stream, place });
       return null;
     }
@@ -179,6 +183,8 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
           { file: name },
           'file left in .processing by an interrupted pass, put back to be taken again',
         );
+      } else if (outcome === 'leftover') {
+        log.info({ file: name }, 'file left by a pass cut short (a spool, a report or a copy) removed');
       } else if (outcome === 'blocked') {
         log.warn(
           { file: name },
@@ -224,8 +230,10 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     try {
       for (const [at, { name, stream }] of ordered.entries()) {
         if (signal?.aborted) break;
+        let stamp: RootFileStamp | null;
         try {
-          if (!(await claim(name))) continue;
+          stamp = await claim(name);
+          if (stamp === null) continue;
         } catch (error) {
           if (refuseByName(name, error)) continue;
           throw error;
@@ -233,7 +241,7 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
         // Only the last file of a kind the pass lists is a snapshot (see `snapshotOf`).
         const laterFile = ordered.findLast((f, i) => i > at && f.stream === stream)?.name;
         try {
-          current = await prepare(name, stream, dropRealPath, laterFile);
+          current = await prepare(name, stream, stamp, dropRealPath, laterFile);
         } catch (error) {
           // An I/O fault, not bad data: put the file back for the next pass.
           if (!dryRun) await folder.release(name).catch(() => undefined);
@@ -257,17 +265,20 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
     }
   }
 
-  /** Checks that a file is complete and claims it (in a dry run, only the former). */
-  async function claim(name: string): Promise<boolean> {
+  /**
+   * Checks that a file is complete and claims it (in a dry run, only the former): its stamp as
+   * claimed, or null when it is not taken.
+   */
+  async function claim(name: string): Promise<RootFileStamp | null> {
     const stamp = await folder.stampOf(name);
-    if (stamp === null) return false;
+    if (stamp === null) return null;
     if (!stability.isComplete(name, stamp, clock.now().getTime())) {
       summary.waiting.push(name);
       log.debug(
         { file: name, stableSeconds: config.stableSeconds },
         'file not complete yet, left for a later pass',
       );
-      return false;
+      return null;
     }
     const claimed = dryRun ? 'claimed' : await folder.claim(name, stamp);
     if (claimed !== 'claimed') {
@@ -276,10 +287,10 @@ export function createCsvSource(props: CsvSourceProps): CsvSource {
         { file: name, claim: claimed },
         claimSkippedMessage[claimed],
       );
-      return false;
+      return null;
     }
     stability.forget(name);
-    return true;
+    return stamp;
   }
 
   return {

@@ -1,13 +1,16 @@
 import type { Dirent } from 'node:fs';
-import { type FileHandle, lstat, readdir, rename, rm } from 'node:fs/promises';
+import { lstat, readdir, rename, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Clock } from '../../domain/clock.js';
 import type { Stream } from '../../domain/records.js';
 import { ClaimLeases } from './claim-lease.js';
-import { internalKey, numberedName, storedName } from './drop-names.js';
+import { removeStaleCopies } from './cross-device-copy.js';
+import { internalKey, storedName } from './drop-names.js';
 import { CsvSourceError } from './errors.js';
-import { createExclusive, entryKind, lstatOrNull, moveNoClobber } from './exclusive-entries.js';
-import { type FileStamp, streamOfFileName } from './file-selection.js';
+import { entryKind, lstatOrNull, moveNoClobber } from './exclusive-entries.js';
+import { type ClaimStamp, FileChangedError } from './file-change.js';
+import { type Companion, type PlacedFile, type PlaceProps, placeFile } from './file-placement.js';
+import { streamOfFileName } from './file-selection.js';
 import { checkWorkingFolders, workingFolder } from './working-folder.js';
 
 /**
@@ -19,10 +22,14 @@ import { checkWorkingFolders, workingFolder } from './working-folder.js';
  *   <dropDir>/archive/<YYYY-MM-DD>/<name>    done, with `<name>.errors.csv` when rows failed
  *   <dropDir>/rejected/<name>                unreadable, with `<name>.reason.txt`
  *
- * Every folder lives under the drop folder, so every move is a rename on the same file system.
- * `<key>` is the name, or a hash of a name too long to take a suffix (see `drop-names.ts`), as is
- * the name in `archive/` and `rejected/`. The working folders must be real folders, and nothing the
- * source finds in its way is written through or replaced (`working-folder.ts`, `exclusive-entries.ts`).
+ * Every folder lives under the drop folder. A move is a rename on one file system; `archive/` or
+ * `rejected/` mounted from elsewhere (a network share) is copied to, whole and flushed, before the
+ * file is removed (`cross-device-copy.ts`). `<key>` is the name, or a hash of a name too long to
+ * take a suffix (see `drop-names.ts`), as is the name in `archive/` and `rejected/`. The working
+ * folders must be real folders, and nothing the source finds in its way is written through or
+ * replaced (`working-folder.ts`, `exclusive-entries.ts`). A file leaves `.processing/` for
+ * `archive/` or `rejected/` only as it was claimed: one its writer still writes to goes back to the
+ * root (`file-change.ts`).
  */
 export const PROCESSING_DIR = '.processing';
 export const ARCHIVE_DIR = 'archive';
@@ -31,11 +38,24 @@ const WORKING_DIRS = [PROCESSING_DIR, ARCHIVE_DIR, REJECTED_DIR] as const;
 
 /** The spools of a claimed file's report (see CsvFileUnit): `.processing/<key><suffix>`. */
 export const SPOOL_SUFFIXES = ['.problems.ndjson', '.failed.ndjson'] as const;
+/** The report of a claimed file while it is written, before it goes to `archive/` with the file. */
+export const REPORT_DRAFT_SUFFIX = '.errors.csv.tmp';
+/** The files a claim makes beside its file in `.processing/`, removed with the claim. */
+const CLAIM_FILE_SUFFIXES = [...SPOOL_SUFFIXES, REPORT_DRAFT_SUFFIX] as const;
 /** The names the source gives its own files in `.processing/`. */
-const INTERNAL_SUFFIXES = [...SPOOL_SUFFIXES, '.lease', '.tmp'] as const;
+const INTERNAL_SUFFIXES = [...CLAIM_FILE_SUFFIXES, '.lease', '.tmp'] as const;
 
-export interface RootFileStamp extends FileStamp {
-  ino: number;
+/** A root file's inode, size and mtime: a claimed file must keep them (see `file-change.ts`). */
+export type RootFileStamp = ClaimStamp;
+
+export type { PlacedFile } from './file-placement.js';
+
+/** Where a settled file went, or why it went back to the drop folder instead (see `archive`). */
+export type Placement = PlacedFile | ChangedClaim;
+
+/** A claimed file found changed as it was to be settled (still being written): put back in the root. */
+export interface ChangedClaim {
+  changed: string;
 }
 
 /** What a claim attempt found: only `claimed` means the file is now ours. */
@@ -43,23 +63,13 @@ export type ClaimResult = 'claimed' | 'gone' | 'busy' | 'changed';
 
 /**
  * A file a dead process left in `.processing/`: put back in the root, blocked by a newer one, or not
- * a regular file (`unsafe`: a link someone put there, left as it is).
+ * a regular file (`unsafe`: a link someone put there, left as it is). `leftover`: a file a claim
+ * made (a spool, a report cut short by a full disk, a copy cut short in `archive/`) whose claim is
+ * gone: removed; its name is relative to the drop folder.
  */
 export interface StaleClaim {
   name: string;
-  outcome: 'recovered' | 'blocked' | 'unsafe';
-}
-
-/** A claimed file moved to `archive/<day>/` or `rejected/`. */
-export interface PlacedFile {
-  path: string;
-  /** `<path><suffix>`, created empty and open for writing, when a companion was asked for. */
-  companion: { path: string; handle: FileHandle } | null;
-  /**
-   * The entries in the way that the source never makes (a symbolic link, a folder), relative to
-   * the drop folder with what they are: left as they were, the file took the next free name.
-   */
-  planted: string[];
+  outcome: 'recovered' | 'blocked' | 'unsafe' | 'leftover';
 }
 
 const errnoOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException).code;
@@ -69,6 +79,8 @@ export class DropFolder {
 
   readonly #kindOf: (name: string) => Stream | null;
 
+  readonly #clock: Clock;
+
   /** @param kindOf the kind of a file by its name (the source's `files:` patterns). */
   constructor(
     readonly root: string,
@@ -77,6 +89,7 @@ export class DropFolder {
   ) {
     this.#leases = new ClaimLeases(join(root, PROCESSING_DIR), clock);
     this.#kindOf = kindOf;
+    this.#clock = clock;
   }
 
   processingPath(name: string): string {
@@ -172,13 +185,13 @@ export class DropFolder {
   }
 
   /**
-   * The entries at the spool names of a claimed file, before its spools are created: a regular
+   * The entries at the spool and report names of a claimed file, before they are created: a regular
    * file (a dead pass's spool) is removed; anything else (a symbolic link, a folder) was put there
    * by someone else and is left as it is: returned, relative to the drop folder with what it is.
    */
   async clearSpools(name: string): Promise<string[]> {
     const planted: string[] = [];
-    for (const suffix of SPOOL_SUFFIXES) {
+    for (const suffix of CLAIM_FILE_SUFFIXES) {
       const path = this.internalPath(name, suffix);
       const found = await lstatOrNull(path);
       if (found === null) continue;
@@ -233,74 +246,82 @@ export class DropFolder {
         continue;
       }
       // The report spools of the pass that died (see CsvFileUnit); rm removes a link, not its target.
-      for (const suffix of SPOOL_SUFFIXES) await rm(this.internalPath(name, suffix), { force: true });
+      for (const suffix of CLAIM_FILE_SUFFIXES) await rm(this.internalPath(name, suffix), { force: true });
       await this.#leases.release(key);
       claims.push({ name, outcome: 'recovered' });
     }
+    for (const name of await this.#removeLeftovers(entries, keys)) claims.push({ name, outcome: 'leftover' });
     return claims;
   }
 
   /**
-   * Moves a claimed file to `archive/<day>/`, under the next free name (`invoices~2.csv`), with the
-   * companion `<path><companion>` created empty beside it when asked (its report).
+   * The files of claims that are gone (their file settled or put back by a pass that stopped before
+   * removing them: a spool, a report cut short by a full disk), and the copies into `archive/` or
+   * `rejected/` a killed process left: nobody's, removed. Returns them, relative to the drop folder.
    */
-  async archive(name: string, day: string, companion?: string): Promise<PlacedFile> {
-    await workingFolder(this.root, PROCESSING_DIR);
-    const dir = await workingFolder(this.root, ARCHIVE_DIR, day);
-    const placed = await this.#place(name, dir, companion);
-    await this.#leases.release(internalKey(name));
-    return placed;
-  }
-
-  /** Moves a claimed file to `rejected/`, under the next free name, with `<path>.reason.txt` created empty. */
-  async reject(name: string): Promise<PlacedFile> {
-    await workingFolder(this.root, PROCESSING_DIR);
-    const dir = await workingFolder(this.root, REJECTED_DIR);
-    const placed = await this.#place(name, dir, '.reason.txt');
-    await this.#leases.release(internalKey(name));
-    return placed;
+  async #removeLeftovers(entries: Dirent[], claimedKeys: ReadonlySet<string>): Promise<string[]> {
+    const removed: string[] = [];
+    for (const entry of entries) {
+      const suffix = CLAIM_FILE_SUFFIXES.find((s) => entry.name.endsWith(s));
+      if (suffix === undefined || !entry.isFile()) continue;
+      const key = entry.name.slice(0, -suffix.length);
+      if (claimedKeys.has(key) || this.#leases.holds(key) || !(await this.#leases.isStale(key))) continue;
+      await rm(join(this.root, PROCESSING_DIR, entry.name), { force: true });
+      removed.push(join(PROCESSING_DIR, entry.name));
+    }
+    const now = this.#clock.now().getTime();
+    for (const dir of [ARCHIVE_DIR, REJECTED_DIR])
+      for (const name of await removeStaleCopies(join(this.root, dir), now)) removed.push(join(dir, name));
+    return removed;
   }
 
   /**
-   * Moves `.processing/<name>` into `dir` under the first numbered name free for the file and its
-   * companion alike. The companion is created first, exclusively: a name taken by anything, a
-   * planted link included, is passed over, never written through.
+   * Moves a claimed file to `archive/<day>/`, under the next free name (`invoices~2.csv`), with the
+   * companion (its report) put whole beside it first, as `<path><suffix>`. A file that changed since
+   * it was claimed (`claimed`: still being written) is not archived: it goes back to the root, to be
+   * read again whole, and the change is returned.
+   *
+   * @throws the file system's error when the report or the file cannot be put there (a full disk):
+   * the file stays claimed (the caller puts it back), no part of the report is left in `archive/`
    */
-  async #place(name: string, dir: string, companion: string | undefined): Promise<PlacedFile> {
-    const from = this.processingPath(name);
-    const base = storedName(name);
-    const planted: string[] = [];
-    for (let n = 1; n < 10_000; n++) {
-      const target = join(dir, numberedName(base, n));
-      let made: PlacedFile['companion'] = null;
-      if (companion !== undefined) {
-        const path = `${target}${companion}`;
-        try {
-          made = { path, handle: await createExclusive(path) };
-        } catch (error) {
-          if (errnoOf(error) !== 'EEXIST') throw error;
-          await this.#notePlanted(path, planted);
-          continue;
-        }
-      }
-      try {
-        await moveNoClobber(from, target);
-        return { path: target, companion: made, planted };
-      } catch (error) {
-        if (made !== null) {
-          await made.handle.close();
-          await rm(made.path, { force: true });
-        }
-        if (errnoOf(error) !== 'EEXIST') throw error;
-        await this.#notePlanted(target, planted);
-      }
-    }
-    throw new Error(`no free name for ${name} in ${dir}`);
+  archive(name: string, day: string, claimed: ClaimStamp, companion?: Companion): Promise<Placement> {
+    return this.#settle(name, [ARCHIVE_DIR, day], claimed, companion);
   }
 
-  /** A taken name is the same name settled before (a regular file), or an entry someone planted. */
-  async #notePlanted(path: string, planted: string[]): Promise<void> {
-    const found = await lstatOrNull(path);
-    if (found !== null && !found.isFile()) planted.push(`${relative(this.root, path)} (${entryKind(found)})`);
+  /**
+   * Moves a claimed file to `rejected/`, under the next free name, with `<path>.reason.txt` holding
+   * `reason` put beside it first. A file that changed since it was claimed goes back to the root.
+   */
+  reject(name: string, claimed: ClaimStamp, reason: string): Promise<Placement> {
+    return this.#settle(name, [REJECTED_DIR], claimed, { suffix: '.reason.txt', text: reason });
+  }
+
+  async #settle(
+    name: string,
+    folder: [string, ...string[]],
+    claimed: ClaimStamp,
+    companion: Companion | undefined,
+  ): Promise<Placement> {
+    await workingFolder(this.root, PROCESSING_DIR);
+    const props: PlaceProps = {
+      root: this.root,
+      from: this.processingPath(name),
+      dir: await workingFolder(this.root, ...folder),
+      base: storedName(name),
+      // The working folder itself: on the same file system as its day folders.
+      scratchDir: join(this.root, folder[0]),
+      claimed,
+      companion,
+    };
+    let placed: PlacedFile;
+    try {
+      placed = await placeFile(props);
+    } catch (error) {
+      if (!(error instanceof FileChangedError)) throw error;
+      await this.release(name);
+      return { changed: error.change };
+    }
+    await this.#leases.release(internalKey(name));
+    return placed;
   }
 }

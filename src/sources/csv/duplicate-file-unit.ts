@@ -34,8 +34,9 @@ export class DuplicateFileUnit implements SourceUnit {
 
   async complete(): Promise<void> {
     if (this.#settled) return;
-    this.#settled = true;
     if (!this.ctx.dryRun) await archiveDuplicate(this.ctx, this.file, this.previous);
+    // Only now: a file that could not be moved (a full disk) is still released by the source.
+    this.#settled = true;
   }
 
   abandon(): Promise<void> {

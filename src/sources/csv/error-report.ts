@@ -15,7 +15,9 @@ import { createExclusive } from './exclusive-entries.js';
  *
  * Rows the source refused are spooled to disk as they are found (NDJSON, one per line), so a file
  * of a million bad rows costs no memory; at `complete` they are merged in line order with the rows
- * that failed downstream, whose raw values are read back from the file.
+ * that failed downstream, whose raw values are read back from the file. The report is written whole
+ * into a draft beside the claimed file, then settled with it (see `file-placement.ts`): a full disk
+ * leaves no report cut short.
  */
 export interface ReportEntry {
   line: number | null;
@@ -32,9 +34,12 @@ interface LineWriter {
   end(): Promise<void>;
 }
 
-/** Writes into a file this process created (see `createExclusive`); ending the writer closes it. */
-function lineWriterOf(handle: FileHandle): LineWriter {
-  const out = handle.createWriteStream();
+/**
+ * Writes into a file this process created (see `createExclusive`); ending the writer closes it,
+ * flushed to disk first when `flush` is set (a report, about to be settled with its file).
+ */
+function lineWriterOf(handle: FileHandle, flush = false): LineWriter {
+  const out = handle.createWriteStream({ flush });
   let failure: Error | undefined;
   out.on('error', (error) => {
     failure ??= error;
@@ -104,7 +109,7 @@ const csvLine = (cells: readonly string[]): string =>
   `${cells.map((cell) => csvCell(neutralizedCell(cell))).join(',')}\r\n`;
 
 export interface WriteReportProps {
-  /** The report file, created empty by the caller (see `DropFolder.archive`); closed here. */
+  /** The report file, created empty by the caller (its draft in `.processing/`); closed here. */
   out: FileHandle;
   /** The file's header: its cells as written, where `sourceId` is, and the warnings on it. */
   header: ResolvedHeader;
@@ -128,7 +133,7 @@ export async function writeErrorReport(props: WriteReportProps): Promise<number>
   const { header } = props;
   const rows = new RowCursor(props.csvPath, header);
   const sourceIdAt = header.index.get('sourceId');
-  const out = lineWriterOf(props.out);
+  const out = lineWriterOf(props.out, true);
   let failedRows = 0;
   let lastLine: number | null = null;
   try {

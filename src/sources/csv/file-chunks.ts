@@ -9,6 +9,8 @@ export interface FileChunksOptions {
    * keeps an unfinished record's bytes) needs 2.
    */
   buffers?: number;
+  /** The byte to start at (default 0). */
+  start?: number;
 }
 
 /**
@@ -25,13 +27,16 @@ export async function* readFileChunks(path: string, options: FileChunksOptions):
     Buffer.allocUnsafe(chunkSize),
   );
   const handle = await open(path, 'r');
-  const readInto = (buffer: Buffer) => handle.read(buffer, 0, chunkSize, null);
+  // From the start, reads follow the file's own position; from elsewhere, each names its offset.
+  let position = options.start ?? null;
+  const readInto = (buffer: Buffer) => handle.read(buffer, 0, chunkSize, position);
   let reading: ReturnType<typeof readInto> | null = readInto(ring[0]!);
   try {
     for (let turn = 0; ; turn = (turn + 1) % ring.length) {
       const { bytesRead } = await reading;
       reading = null;
       if (bytesRead === 0) return;
+      if (position !== null) position += bytesRead;
       const buffer = ring[turn]!;
       reading = readInto(ring[(turn + 1) % ring.length]!);
       yield buffer.subarray(0, bytesRead);

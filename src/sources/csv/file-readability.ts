@@ -186,6 +186,13 @@ async function readHeader(
     const { encoding, delimiter } = options;
     for await (const rows of readCsvRows(path, { headerOnly: true, encoding, delimiter })) {
       const first = rows.find((row) => row.line >= from);
+      if (first?.oversized !== undefined) {
+        const size = `${first.oversized.chars.toLocaleString('en-US')} characters`;
+        return {
+          ok: false,
+          reason: `the ${what} cannot be read: it is over 1 MiB (${size}) on line ${first.line}`,
+        };
+      }
       if (first !== undefined) return { ok: true, cells: first.fields };
     }
   } catch (error) {

@@ -1,11 +1,20 @@
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import type { Clock } from '../../domain/clock.js';
 import type { SeenDropFile } from '../../domain/drop-files.js';
 import type { Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
 import { printable } from '../../logging/printable-text.js';
 import type { DropFileLedger } from '../ports.js';
-import type { DropFolder, PlacedFile } from './drop-folder.js';
+import {
+  ARCHIVE_DIR,
+  type ChangedClaim,
+  type DropFolder,
+  type PlacedFile,
+  type Placement,
+  REJECTED_DIR,
+} from './drop-folder.js';
+import { diskFullOr } from './errors.js';
+import type { ClaimStamp } from './file-change.js';
 
 /**
  * The two ways a claimed file leaves `.processing/` without being synced: recognised as a
@@ -40,6 +49,8 @@ export interface ClaimedFile {
   checksum: string;
   size: number;
   claimedAt: Date;
+  /** Its inode, size and mtime when it was claimed: it is settled only while it keeps them. */
+  stamp: ClaimStamp;
 }
 
 /** The archive folder of the day, by the injected clock, in UTC: `2026-01-15`. */
@@ -51,7 +62,13 @@ export async function archiveDuplicate(
   file: ClaimedFile,
   previous: SeenDropFile,
 ): Promise<void> {
-  const placed = await ctx.folder.archive(file.name, archiveDay(ctx.clock));
+  let placed: Placement;
+  try {
+    placed = await ctx.folder.archive(file.name, archiveDay(ctx.clock), file.stamp);
+  } catch (error) {
+    throw diskFullOr(error, `${file.name} could not be archived in ${join(ctx.folder.root, ARCHIVE_DIR)}`);
+  }
+  if (isChanged(placed)) return notePutBack(ctx, file.name, placed);
   const archivedPath = placed.path;
   notePlanted(ctx, file.name, placed);
   await ctx.ledger.record({
@@ -74,29 +91,35 @@ export async function archiveDuplicate(
 }
 
 /**
- * Moves an unreadable file to `rejected/` and writes `<name>.reason.txt` beside it: the reason on
- * the first line, then what identifies the file. The name and the reason (which may quote a header
+ * Moves an unreadable file to `rejected/` with `<name>.reason.txt` beside it: the reason on the
+ * first line, then what identifies the file. The name and the reason (which may quote a header
  * cell) come from the file: their control characters are escaped, so each stays on its line.
+ * Returns where it went; null when the file changed since it was claimed (a file still being
+ * written reads as unreadable): put back in the drop folder, to be read again whole.
  */
 export async function rejectFile(
   ctx: DropContext,
   file: ClaimedFile,
   reason: string,
   counts: { rows: number; failedRows: number } = { rows: 0, failedRows: 0 },
-): Promise<string> {
-  const placed = await ctx.folder.reject(file.name);
-  const rejectedPath = placed.path;
+): Promise<string | null> {
   const finishedAt = ctx.clock.now();
-  // `reject` always creates the companion: the reason file, empty and open.
-  const { path: reportPath, handle } = placed.companion!;
+  const text =
+    `${printable(reason)}\n\nfile: ${printable(file.name)}\nsha256: ${file.checksum}\n` +
+    `rejected at: ${finishedAt.toISOString()}\n`;
+  let placed: Placement;
   try {
-    await handle.writeFile(
-      `${printable(reason)}\n\nfile: ${printable(file.name)}\nsha256: ${file.checksum}\n` +
-        `rejected at: ${finishedAt.toISOString()}\n`,
-    );
-  } finally {
-    await handle.close();
+    placed = await ctx.folder.reject(file.name, file.stamp, text);
+  } catch (error) {
+    throw diskFullOr(error, `${file.name} could not be moved to ${join(ctx.folder.root, REJECTED_DIR)}`);
   }
+  if (isChanged(placed)) {
+    notePutBack(ctx, file.name, placed);
+    return null;
+  }
+  const rejectedPath = placed.path;
+  // `reject` always puts the companion: the reason file.
+  const reportPath = placed.companion!;
   notePlanted(ctx, file.name, placed);
   await ctx.ledger.record({
     sourceId: ctx.sourceId,
@@ -114,6 +137,25 @@ export async function rejectFile(
   });
   ctx.log.warn({ file: file.name, reason, rejectedPath }, 'file rejected');
   return rejectedPath;
+}
+
+export const isChanged = (placement: Placement): placement is ChangedClaim => 'changed' in placement;
+
+/**
+ * Says, in the log and the pass summary, that a claimed file changed while the pass had it (its
+ * writer still had it open): it went back to the drop folder instead of `archive/`, and the next
+ * pass reads it again whole (the rows synced already cost nothing there).
+ */
+export function notePutBack(ctx: DropContext, name: string, placement: ChangedClaim): void {
+  const warning =
+    `changed while it was being synced (${placement.changed}): still being written? It went back to ` +
+    'the drop folder and the next pass reads it again whole, the rows synced already at no cost. ' +
+    'Write drop files under a .tmp or .part name and rename them once complete';
+  ctx.log.warn(
+    { file: name, change: placement.changed },
+    'file changed after it was claimed (still being written?): put back in the drop folder to be read again whole',
+  );
+  ctx.notices.warn(name, warning);
 }
 
 /**

@@ -8,6 +8,7 @@ const RECOVERY_MESSAGES: Readonly<Record<StaleClaim['outcome'], string>> = {
   recovered: 'file left by a cut-short pass put back in the drop folder',
   blocked: 'file left by a cut-short pass blocked by a newer file of the same name',
   unsafe: 'an entry the source never makes sits in .processing (not a regular file): left untouched',
+  leftover: 'file left by a cut-short pass (a spool, a report or a copy) removed',
 };
 
 /**

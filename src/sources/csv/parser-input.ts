@@ -1,5 +1,6 @@
 import { isAscii } from 'node:buffer';
 import { TextDecoder } from 'node:util';
+import { readFileChunks } from './file-chunks.js';
 import type { FileEncoding } from './file-format.js';
 
 /**
@@ -21,6 +22,58 @@ export function parserInput(encoding: FileEncoding = 'utf-8'): ParserInput {
   const decoder = new TextDecoder(encoding, { ignoreBOM: false });
   return { next: (bytes) => decoder.decode(bytes, { stream: true }), end: () => decoder.decode() };
 }
+
+export interface ParserBytesOptions {
+  encoding?: FileEncoding | undefined;
+  /** Bytes read from the file at a time. */
+  chunkSize: number;
+  /** Bytes of the file taken at a time out of a read (decoded, for an encoding other than UTF-8). */
+  sliceSize: number;
+  /** Where to start, counted in the bytes csv-parse is given (default 0, the file's start). */
+  from?: number;
+}
+
+/**
+ * The bytes csv-parse is given for a file, slice by slice, from `from` on: what a reader that
+ * stopped can go on from. For UTF-8 they are the file's own bytes, read from that offset; for
+ * another encoding the file is decoded again from its start, its first `from` bytes of UTF-8 left
+ * out (only done to go on after a record too long to read, rare enough for the second read).
+ * The UTF-8 slices are views of reused buffers: each is valid until two more were taken, time
+ * enough for csv-parse to copy an unfinished record's bytes. Stop iterating at any time: the file
+ * is closed.
+ */
+export async function* parserBytes(path: string, options: ParserBytesOptions): AsyncGenerator<Buffer> {
+  const { encoding = 'utf-8', chunkSize, sliceSize, from = 0 } = options;
+  const input = parserInput(encoding);
+  const utf8 = encoding === 'utf-8';
+  let skip = utf8 ? 0 : from;
+  const taken = (bytes: Buffer): Buffer | null => {
+    if (skip >= bytes.length) {
+      skip -= bytes.length;
+      return null;
+    }
+    const rest = skip > 0 ? bytes.subarray(skip) : bytes;
+    skip = 0;
+    return rest;
+  };
+  const chunks = readFileChunks(path, {
+    chunkSize,
+    buffers: 2,
+    ...(utf8 && from > 0 ? { start: from } : {}),
+  });
+  for await (const chunk of chunks) {
+    for (let at = 0; at < chunk.length; at += sliceSize) {
+      const bytes = taken(asBytes(input.next(chunk.subarray(at, at + sliceSize))));
+      if (bytes !== null) yield bytes;
+    }
+  }
+  const rest = taken(asBytes(input.end()));
+  if (rest !== null) yield rest;
+}
+
+/** Text as csv-parse would take it written to its stream: UTF-8 bytes. */
+const asBytes = (data: Buffer | string): Buffer =>
+  typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
 
 /**
  * Windows-1252 (which the WHATWG encoding standard, and so `TextDecoder`, also reads

@@ -1,8 +1,11 @@
 import type { SourceRecord, Stream } from '../../domain/records.js';
 import { RECORD_BUILDERS, type RowIssue, type RowView } from '../../records/record-builders.js';
 import type { ResolvedHeader } from './columns.js';
+import { MAX_RECORD_CHARS } from './csv-rows.js';
 import { letterSpan } from './file-columns.js';
 import type { FirstSeenIndex } from './first-seen-index.js';
+import type { OversizedRecord } from './oversized-record.js';
+import { trimmed } from './row-fields.js';
 import { ShapedRow } from './shaped-row.js';
 
 /**
@@ -108,4 +111,35 @@ export function rawRecord(cells: readonly string[], fields: readonly string[]): 
     raw[name === undefined || name === '' ? `#${i + 1}` : name] = value;
   }
   return raw;
+}
+
+/**
+ * A record too long to read (over `MAX_RECORD_CHARS`) as its refusal: one row, named by the column
+ * that holds most of it, its sourceId kept when `sourceIdAt` was read whole (its fields are only
+ * their first characters: `fields` are the data fields, `oversized` counts the file's own, which
+ * in a report dropped back hold the report's columns first).
+ */
+export function oversizedEntry(
+  row: { line: number; fields: readonly string[] },
+  oversized: OversizedRecord,
+  header: ResolvedHeader,
+  sourceIdAt: number | undefined,
+) {
+  const dataIndex = (fileIndex: number) =>
+    fileIndex - header.reportColumns.filter((column) => column < fileIndex).length;
+  const longest = dataIndex(oversized.longest.index);
+  const cut = new Set(oversized.cut.map(dataIndex));
+  const whole = sourceIdAt !== undefined && !cut.has(sourceIdAt);
+  const column = header.cells[longest] ?? '';
+  const count = (n: number) => n.toLocaleString('en-US');
+  const held = column === '' ? '' : `, ${count(oversized.longest.chars)} of them in "${column}"`;
+  return {
+    line: row.line,
+    column,
+    sourceId: whole ? trimmed(row.fields[sourceIdAt] ?? '') : '',
+    reason:
+      `the row is over 1 MiB (${count(oversized.chars)} characters${held}): a row may hold at most ` +
+      `${count(MAX_RECORD_CHARS)} characters, so it was not read; shorten the value and drop the row again`,
+    fields: [...row.fields],
+  };
 }

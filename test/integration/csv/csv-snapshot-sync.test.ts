@@ -198,6 +198,23 @@ describe('CSV snapshot mode through the sync engine, against the sandbox API and
     expect(await linkedOf(['ACC-19', 'ACC-20'])).toEqual(['ACC-19', 'ACC-20']);
   });
 
+  it('when a row is over 1 MiB, then its account is still present (its sourceId read), or nothing is unlinked (its sourceId too long to read)', async () => {
+    const linked = ids(20).filter((k) => k !== 'ACC-07');
+    const long = 'x'.repeat(2 << 20);
+    const named = accountsCsv(linked).replace('Customer ACC-05', `"Customer\n${long}"`);
+    const { summary } = await pass(crm(), named);
+    expect(summary.failures).toMatchObject([
+      { sourceKey: 'ACC-05', origin: { line: 6 }, reason: expect.stringContaining('over 1 MiB') },
+    ]);
+    expect(summary.counts.accounts).toMatchObject({ failed: 1, updated: 0 });
+    expect(summary.snapshots).toEqual([]);
+    const unnamed = accountsCsv(linked).replace('ACC-05,Customer ACC-05', `${long},Customer ACC-05`);
+    const again = await pass(crm(), unnamed);
+    expect(again.summary.failures.map((f) => f.origin.line)).toEqual([6]);
+    expect(again.summary.snapshots).toMatchObject([{ action: 'incomplete', applied: 0 }]);
+    expect(await linkedOf(['ACC-05'])).toEqual(['ACC-05']);
+  });
+
   it('when the row of an unlinked account comes back, then its source is linked again, once', async () => {
     const { summary } = await pass(crm(), accountsCsv([...ids(20)].reverse()));
     expect(summary.failures).toEqual([]);

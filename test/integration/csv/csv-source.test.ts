@@ -415,6 +415,15 @@ describe('files that cannot be read', () => {
     );
   });
 
+  it('when the header row is over 1 MiB, then the file is rejected, the reason saying so', async () => {
+    await drop('accounts.csv', `sourceId,fullName,"${'c'.repeat(2 << 20)}"\nA,B,C\n`);
+    expect(await pass(source())).toEqual([]);
+    expect(ledger.entries[0]).toMatchObject({
+      status: 'rejected',
+      error: 'the header row cannot be read: it is over 1 MiB (2,097,168 characters) on line 1',
+    });
+  });
+
   it('when a file is empty, then it is rejected: a header row is required', async () => {
     await drop('accounts.csv', '');
     expect(await pass(source())).toEqual([]);
