@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
+import { DocumentMap } from './document-map.js';
 import { notFound } from './errors.js';
 import type {
   Account,
@@ -7,7 +8,6 @@ import type {
   ActorType,
   AuditEntry,
   Communication,
-  DocumentRecord,
   Invitation,
   Member,
   Organization,
@@ -50,7 +50,7 @@ export class SandboxStore {
   readonly invitations: Invitation[] = [];
   readonly tags = new Map<string, Tag>(PREDEFINED_TAGS.map((t) => [t.id, t]));
   readonly accounts = new Map<string, Account>();
-  readonly documents = new Map<string, DocumentRecord>();
+  readonly documents = new DocumentMap();
   readonly auditEntries: AuditEntry[] = [];
   readonly communications = new Map<string, Communication>();
   readonly tasks = new Map<string, AccountTask>();

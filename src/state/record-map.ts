@@ -21,6 +21,8 @@ type ChangedRow = [
 export class RecordMapRepository {
   /** Rows written through this repository since it was last vacuumed and analyzed. */
   #writtenSinceAnalyze = 0;
+  /** Per source: rows written through this repository, and the count at which it maintains the table next. */
+  readonly #growth = new Map<string, { written: number; maintainAt: number }>();
 
   constructor(
     private readonly db: StateDb,
@@ -50,6 +52,26 @@ export class RecordMapRepository {
     this.#writtenSinceAnalyze = 0;
     await sql`vacuum (analyze) record_map`.execute(this.db);
     return true;
+  }
+
+  /**
+   * The same upkeep while a source's rows are written, at 1,000 rows of it written through this
+   * repository, then each time that count doubles: a first sync grows a source from nothing within
+   * one pass, and until its end (`maintainIfGrown`) the statistics would not know the source. On
+   * statistics that do not know it, the planner takes the source's rows for one and reads all of
+   * them for each batch (the diff's keys then filter the source's rows instead of finding them in
+   * the index: issue 30, a first sync's cost per record growing with its records). Counted per
+   * source, so a new source is seen even in a table that another source fills. A pass of n rows
+   * maintains about log2(n / 1,000) times: each ANALYZE samples a bounded number of rows, and the
+   * vacuums together read the new rows about twice.
+   */
+  async #maintainAsSourceGrows(sourceId: string): Promise<void> {
+    const growth = this.#growth.get(sourceId) ?? { written: 0, maintainAt: GROWTH_FIRST_MAINTENANCE };
+    this.#growth.set(sourceId, growth);
+    growth.written++;
+    if (growth.written < growth.maintainAt) return;
+    growth.maintainAt = growth.written * 2;
+    await this.maintainIfGrown(1);
   }
 
   /** How many records of one kind a source has, counting no further than `max` (a bounded cost). */
@@ -245,6 +267,7 @@ export class RecordMapRepository {
         await tx.deleteFrom('pending_writes').where('idempotency_key', '=', completing).execute();
       });
     this.#writtenSinceAnalyze++;
+    await this.#maintainAsSourceGrows(sourceId);
   }
 
   /** The stored records of a source (all, or the given keys of one kind), for re-syncs on demand. */
@@ -297,6 +320,9 @@ export class RecordMapRepository {
     return counts;
   }
 }
+
+/** Rows of a source written before the record map is first maintained during its growth. */
+const GROWTH_FIRST_MAINTENANCE = 1_000;
 
 /** Joins values that cannot hold it (unit separator), and pairs of them (record separator). */
 const SEPARATOR = '\u001f';

@@ -37,8 +37,8 @@ const CHUNK = 5_000;
 
 /**
  * The records each run created, updated or failed (`run_records`). A batch of the engine is one
- * `insert … select` over three arrays (its kinds, keys and outcomes), joined with the record map
- * for the API id each record has once the batch is over: a batch costs one statement whatever its
+ * `insert … select` over three arrays (its kinds, keys and outcomes), with the API id the record
+ * map holds for each record once the batch is over: a batch costs one statement whatever its
  * size, and a pass that changes nothing writes nothing. The API ids are those of the source's scope
  * (see `state/scopes.ts`).
  */
@@ -51,12 +51,17 @@ export class RunRecordsRepository {
   async record(runId: string, sourceId: string, records: readonly TouchedRecordInput[]): Promise<void> {
     for (let i = 0; i < records.length; i += CHUNK) {
       const chunk = records.slice(i, i + CHUNK);
+      // The API id is looked up key by key (a subquery per row, on the record map's primary key),
+      // not joined: while a first sync grows the record map, its statistics lag behind and can say
+      // the source holds one row, and the planner then joined the batch by comparing each of its
+      // keys with every row of the source (issue 30: 500 × n comparisons a batch, the pass's cost
+      // growing with the square of its records). A lookup per key costs the same at any size.
       await sql`insert into run_records (run_id, kind, source_key, outcome, api_id)
-        select ${runId}::bigint, r.kind, r.source_key, r.outcome, m.api_id
+        select ${runId}::bigint, r.kind, r.source_key, r.outcome,
+          (select m.api_id from record_map m
+            where ${sourceInScope(this.scopes, sourceId, 'm')} and m.kind = r.kind and m.source_key = r.source_key)
         from unnest(${chunk.map((r) => r.kind)}::text[], ${chunk.map((r) => r.sourceKey)}::text[],
                     ${chunk.map((r) => r.outcome)}::text[]) with ordinality as r(kind, source_key, outcome, n)
-        left join record_map m
-          on ${sourceInScope(this.scopes, sourceId, 'm')} and m.kind = r.kind and m.source_key = r.source_key
         order by r.n`.execute(this.db);
     }
   }

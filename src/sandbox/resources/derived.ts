@@ -85,7 +85,7 @@ export const documentStatus = (doc: DocumentRecord, today: Date): InvoiceStatus 
 
 /** The invoices and credit notes of one account. */
 export const documentsOf = (store: SandboxStore, accountId: string): DocumentRecord[] =>
-  [...store.documents.values()].filter((d) => d.accountId === accountId);
+  store.documents.ofAccount(accountId);
 
 /** Documents grouped by account id, for lists that derive values of many accounts at once. */
 export function documentsByAccount(store: SandboxStore): Map<string, DocumentRecord[]> {

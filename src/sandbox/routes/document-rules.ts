@@ -20,11 +20,7 @@ export function documentBySourceId(
   organizationId: string,
   sourceId: string,
 ): DocumentRecord | undefined {
-  for (const doc of store.documents.values()) {
-    if (doc.kind === spec.kind && doc.organizationId === organizationId && doc.sourceId === sourceId)
-      return doc;
-  }
-  return undefined;
+  return store.documents.bySourceId(spec.kind, organizationId, sourceId);
 }
 
 /** `sourceId` is unique per organization (and kind): a second document with it is refused. */
@@ -53,8 +49,8 @@ export function assertNumberFree(
   number: string,
   self?: string,
 ): void {
-  for (const doc of store.documents.values()) {
-    if (doc.id === self || doc.kind !== spec.kind || doc.accountId !== accountId) continue;
+  for (const doc of store.documents.ofAccount(accountId)) {
+    if (doc.id === self || doc.kind !== spec.kind) continue;
     if (doc.number === number) {
       throw new ApiError(
         400,
