@@ -21,7 +21,11 @@ COPY config ./config
 # The state and credentials folder, and the drop folder's mount point, writable by the worker.
 RUN mkdir -p /app/data /app/drop && chown node:node /app/data /app/drop
 USER node
-HEALTHCHECK --interval=15s --timeout=5s --retries=5 \
+# /healthz answers as soon as the process serves, whatever Redis, the state DB or the API do
+# (/readyz says what is missing: docs/operations.md).
+HEALTHCHECK --interval=15s --timeout=5s --retries=5 --start-period=20s \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.DASHBOARD_PORT || 3000) + '/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))" || exit 1
+# SIGTERM stops the worker cleanly within queue.shutdownSeconds (25 s) + 10 s: give the container a
+# longer grace period (docker-compose.yml: stop_grace_period 40s; docker stop -t 40).
 ENTRYPOINT ["node", "bin/receivables-sync.js"]
 CMD ["worker"]

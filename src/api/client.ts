@@ -21,7 +21,13 @@ import { FlowQueues } from './flow-queues.js';
 import { timerSleep } from './rate-limit/sleep.js';
 import type { RateLimiter } from './rate-limit/types.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
-import { type ApiResult, type RequestOptions, type RequestStats, Transport } from './transport.js';
+import {
+  type ApiResult,
+  type RequestOptions,
+  type RequestStats,
+  type RetryNotice,
+  Transport,
+} from './transport.js';
 
 export interface ReceivablesClientProps {
   /** `{base_url}`; the client adds `/api/public/v1` itself. */
@@ -51,6 +57,8 @@ export interface ReceivablesClientProps {
   userAgent?: string | undefined;
   /** The server's choices where the spec says "not shown" (`api.compat`); default: the contract's. */
   compat?: ApiCompat | undefined;
+  /** Told of each retry, and of the end of a retried request (a progress line shows them). */
+  onRetry?: ((notice: RetryNotice) => void) | undefined;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -101,6 +109,7 @@ export class ReceivablesClient {
       retry: { ...DEFAULT_RETRY_POLICY, ...props.retry },
       idempotencyKey: props.idempotencyKey ?? randomUUID,
       userAgent: props.userAgent ?? DEFAULT_USER_AGENT,
+      onRetry: props.onRetry,
     });
     const ctx: EndpointContext = { http: this.#transport, logger };
     this.organizations = new OrganizationsEndpoint(ctx);

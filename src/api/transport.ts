@@ -63,6 +63,29 @@ export interface ApiResult<T> {
   stats: RequestStats;
 }
 
+/**
+ * What the client tells while it retries a request (a progress line shows it): `retrying` before
+ * each wait, then `settled` once the request got its answer or gave up. A request answered at its
+ * first attempt tells nothing.
+ */
+export type RetryNotice =
+  | {
+      type: 'retrying';
+      /** `{base_url}` of the API. */
+      baseUrl: string;
+      method: HttpMethod;
+      path: string;
+      /** The attempt that failed (1 for the first), and how many there are at most. */
+      attempt: number;
+      maxAttempts: number;
+      /** Why: `NETWORK_ERROR`, `TIMEOUT`, an HTTP status's code, with the status when one came. */
+      code: string;
+      status?: number | undefined;
+      /** The wait before the next attempt. */
+      delayMs: number;
+    }
+  | { type: 'settled'; baseUrl: string; method: HttpMethod; path: string; answered: boolean };
+
 export interface TransportProps {
   baseUrl: string;
   tokens: TokenProvider;
@@ -82,6 +105,8 @@ export interface TransportProps {
   retry: RetryPolicy;
   idempotencyKey: () => string;
   userAgent: string;
+  /** Told of each retry and of the end of a request that was retried (see `RetryNotice`). */
+  onRetry?: ((notice: RetryNotice) => void) | undefined;
 }
 
 /** What endpoint groups need from the transport (tests can fake it). */
@@ -147,6 +172,10 @@ export class Transport implements Requester {
     const stats = emptyStats();
     let freshToken: string | undefined;
     let refreshed = false;
+    let retried = false;
+    const settle = (answered: boolean) => {
+      if (retried) this.#tell({ type: 'settled', ...this.#where(prepared), answered });
+    };
     for (let attempt = 1; ; attempt++) {
       let failure: ReceivablesError;
       try {
@@ -155,7 +184,10 @@ export class Transport implements Requester {
         );
         freshToken = undefined;
         if (raw.status === 429) this.#count(stats, 'rateLimited', 1);
-        if (raw.status < 400) return this.#success<T>(prepared, raw, stats);
+        if (raw.status < 400) {
+          settle(true);
+          return this.#success<T>(prepared, raw, stats);
+        }
         if (raw.status === 401 && raw.token !== undefined && !refreshed) {
           refreshed = true;
           this.#log.debug({ method: prepared.method, path: prepared.path }, 'token refused, refreshing once');
@@ -165,10 +197,16 @@ export class Transport implements Requester {
         }
         failure = errorOfAnswer(answerOf(prepared, raw));
       } catch (error) {
-        if (!(error instanceof ReceivablesError)) throw error;
+        if (!(error instanceof ReceivablesError)) {
+          settle(false);
+          throw error;
+        }
         failure = error;
       }
-      if (!isRetryable(failure) || attempt >= retry.maxAttempts) throw failure;
+      if (!isRetryable(failure) || attempt >= retry.maxAttempts) {
+        settle(failure.status !== undefined);
+        throw failure;
+      }
       const retryAfterSeconds = 'retryAfterSeconds' in failure ? failure.retryAfterSeconds : undefined;
       const retryAfterMs = typeof retryAfterSeconds === 'number' ? retryAfterSeconds * 1000 : undefined;
       const delayMs = backoffDelay({
@@ -181,6 +219,16 @@ export class Transport implements Requester {
         { method: prepared.method, path: prepared.path, attempt, code: failure.code, delayMs },
         'request failed, retrying',
       );
+      retried = true;
+      this.#tell({
+        type: 'retrying',
+        ...this.#where(prepared),
+        attempt,
+        maxAttempts: retry.maxAttempts,
+        code: failure.code,
+        status: failure.status,
+        delayMs,
+      });
       await this.#props.sleep(delayMs, prepared.signal);
       this.#count(stats, 'waitedMs', delayMs);
       this.#count(stats, 'retries', 1);
@@ -288,6 +336,19 @@ export class Transport implements Requester {
       idempotencyKey: p.idempotencyKey,
       stats,
     };
+  }
+
+  #where(p: Prepared): { baseUrl: string; method: HttpMethod; path: string } {
+    return { baseUrl: this.#props.baseUrl, method: p.method, path: p.path };
+  }
+
+  /** A listener's fault never fails the request it is told about. */
+  #tell(notice: RetryNotice): void {
+    try {
+      this.#props.onRetry?.(notice);
+    } catch (error) {
+      this.#log.warn({ err: error }, 'a retry listener failed');
+    }
   }
 
   #count(stats: RequestStats, field: keyof RequestStats, amount: number): void {

@@ -101,6 +101,16 @@ export function openAlerting(props: AlertingProps): Alerting {
 }
 
 /**
+ * The alerts of the worker's start (`WorkerReadiness`): delivered from this process and held back
+ * in its memory, as Redis (the queue and the shared throttle) may be what it waits for. Closed
+ * with `close(limitMs)`.
+ */
+export function startAlerts(props: Omit<AlertingProps, 'db' | 'transport' | 'redis'>): Alerts {
+  const logger = props.logger.child({ component: 'alerts' });
+  return alertsOf({ ...props, redis: undefined }, alertsConfigOf(props.config), logger);
+}
+
+/**
  * Tells `run.failed` (no source: nothing could start) for a runtime that could not open: the API,
  * the credentials, the state DB... Delivered from this process whatever the runtime's transport
  * (a worker that cannot start takes no job from the queue), waiting at most `ALERTS_CLOSE_MS`.

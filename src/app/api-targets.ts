@@ -4,7 +4,7 @@ import { createTokenProvider, credentialsPathOf } from '../api/auth/token-provid
 import type { TokenProvider } from '../api/auth/types.js';
 import { ReceivablesClient } from '../api/client.js';
 import type { MeteredRateLimiter } from '../api/rate-limit/types.js';
-import type { RequestStats } from '../api/transport.js';
+import type { RequestStats, RetryNotice } from '../api/transport.js';
 import {
   type ApiConnection,
   apiConnections,
@@ -43,6 +43,8 @@ export interface ApiTargetsProps {
    */
   onScope: (sourceId: string, scope: StateScope) => void;
   onDefaultOrganization?: (organizationId: string) => Promise<void>;
+  /** Told of each retry of every connection's client (the CLI's progress line shows them). */
+  onRetry?: ((notice: RetryNotice) => void) | undefined;
 }
 
 const PAGE = 100;
@@ -123,6 +125,7 @@ export class ApiTargets {
       timeoutMs: connection.api.timeoutSeconds * 1000,
       concurrency: connection.api.concurrency,
       compat: connection.api.compat,
+      onRetry: this.#props.onRetry,
     });
     this.#clients.set(connectionId, { client, tokens });
     return client;

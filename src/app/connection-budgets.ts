@@ -1,8 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { SourceConfig } from '../config/schema.js';
-import { AppError, messageOf } from '../domain/errors.js';
+import { AppError, errorCodeOf, messageOf } from '../domain/errors.js';
 import type { ApiTargets } from './api-targets.js';
+import type { WorkerReadiness } from './worker-readiness.js';
 
 /**
  * What a worker tells the dashboard of one connection: the rate budget its token uses now (the
@@ -86,11 +88,21 @@ export function startBudgetPublisher(props: {
   };
 }
 
+/** What `check` finds when the API answered but a source's organization is not the token's to sync into. */
+const ORGANIZATION_PROBLEMS = new Set(['ORGANIZATION_NOT_VISIBLE', 'ORGANIZATION_UNKNOWN']);
+
+/** The wait before the next check of the connections while an API cannot be reached: 1 s, doubling, at most 60 s. */
+export const connectionCheckDelayMs = (attempt: number): number =>
+  Math.min(1000 * 2 ** Math.min(attempt, 6), 60_000);
+
 /**
- * The worker's watch of its connections: each source's connection and organization checked once at
- * start (one read per connection) without holding the start up (an organization out of a token's
- * reach is logged as an error now; an unreachable API only delays the check to the sources'
- * passes, which heal with it), and each token's budget published for the dashboard.
+ * The worker's watch of its connections: each source's connection and organization checked at
+ * start (one read per connection) without holding the start up, and again with backoff while an
+ * API cannot be reached or refuses the token, until every connection answered (told to
+ * `readiness`: `/readyz`'s `api`). An organization out of a token's reach is logged as an error,
+ * once: the source cannot sync until its configuration changes. The sources' passes do not wait for
+ * this check: each resolves its own organization on its first pass that reaches the API. Each
+ * token's budget is published for the dashboard meanwhile.
  */
 export function watchConnections(props: {
   targets: Pick<ApiTargets, 'check' | 'budgets'>;
@@ -100,24 +112,53 @@ export function watchConnections(props: {
   logger: Logger;
   /** How often the budgets are published (default 5 s). */
   intervalMs?: number;
+  /** Told each check's outcome (the worker's readiness). */
+  readiness?: Pick<WorkerReadiness, 'trying' | 'missing' | 'answered'> | undefined;
+  /** Default `connectionCheckDelayMs`. */
+  retryDelayMs?: (attempt: number) => number;
 }): { stop(): Promise<void> } {
-  const { logger } = props;
-  // Not awaited on stop: a check still waiting for an API must not hold the shutdown up.
-  void props.targets.check(props.sources).then(
-    (problems) => {
+  const { logger, readiness } = props;
+  const stopping = new AbortController();
+  const retryDelayMs = props.retryDelayMs ?? connectionCheckDelayMs;
+  const told = new Set<string>();
+  const checkUntilReached = async () => {
+    for (let attempt = 0; !stopping.signal.aborted; attempt++) {
+      readiness?.trying('api');
+      const problems = await props.targets
+        .check(props.sources)
+        .catch((error: unknown) => [{ sourceId: null as string | null, error }]);
+      if (stopping.signal.aborted) return;
+      // The API answered a source whose organization is out of its token's reach; any other
+      // problem (unreachable, credentials refused or unusable) is retried: it may pass, or be fixed.
+      const outages = problems.filter((p) => !ORGANIZATION_PROBLEMS.has(errorCodeOf(p.error) ?? ''));
       for (const { sourceId, error } of problems) {
         const config = error instanceof AppError && error.kind === 'config';
-        logger[config ? 'error' : 'warn'](
+        if (!config || told.has(`${sourceId}:${messageOf(error)}`)) continue;
+        told.add(`${sourceId}:${messageOf(error)}`);
+        logger.error(
           { event: 'connections.check', sourceId, err: messageOf(error) },
-          config
-            ? 'a source cannot sync until its configuration is fixed'
-            : 'connections not checked at start',
+          'a source cannot sync until its configuration is fixed',
         );
       }
-    },
-    (error: unknown) =>
-      logger.warn({ event: 'connections.check', err: messageOf(error) }, 'connections not checked at start'),
-  );
+      if (outages.length === 0) {
+        readiness?.answered('api');
+        return;
+      }
+      const wait = retryDelayMs(attempt);
+      // The first outage of each source is worth a line; the retries are the readiness's to tell.
+      for (const { sourceId, error } of attempt === 0 ? outages : []) {
+        if (error instanceof AppError && error.kind === 'config') continue;
+        logger.warn(
+          { event: 'connections.check', sourceId, err: messageOf(error), retryInMs: wait },
+          'connections not checked at start',
+        );
+      }
+      readiness?.missing('api', outages[0]!.error, wait);
+      await sleep(wait, undefined, { signal: stopping.signal }).catch(() => undefined);
+    }
+  };
+  // Not awaited on stop: a check still waiting for an API must not hold the shutdown up.
+  void checkUntilReached();
   const publisher = startBudgetPublisher({
     redis: props.redis,
     prefix: props.prefix,
@@ -126,6 +167,9 @@ export function watchConnections(props: {
     ...(props.intervalMs ? { intervalMs: props.intervalMs } : {}),
   });
   return {
-    stop: () => publisher.stop(),
+    stop: () => {
+      stopping.abort();
+      return publisher.stop();
+    },
   };
 }

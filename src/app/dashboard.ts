@@ -4,6 +4,8 @@ import { connectionIdOf } from '../config/connections.js';
 import type { LoadedConfig } from '../config/load.js';
 import { dashboardConnectionsOf } from '../dashboard/connection-groups.js';
 import { resolveCredentials } from '../dashboard/credentials.js';
+import type { ReadinessCheck } from '../dashboard/deps.js';
+import type { FrontServer } from '../dashboard/front-server.js';
 import { lastReconciliations } from '../dashboard/reconciliation-routes.js';
 import { type RunningDashboard, startDashboard } from '../dashboard/server.js';
 import { systemClock } from '../domain/clock.js';
@@ -36,6 +38,10 @@ export interface DashboardServerProps {
    * `queue.redisUrl` / `queue.prefix` of the configuration. Without Redis the quota is unknown.
    */
   budgetsFrom?: Pick<WorkerSettings, 'redisUrl' | 'prefix'> | undefined;
+  /** The worker's server, listening since its start: it serves the dashboard instead of a new listener. */
+  front?: FrontServer | undefined;
+  /** Checked by `/readyz` besides the state DB and Redis (the worker's: the API). */
+  readiness?: readonly ReadinessCheck[] | undefined;
 }
 
 /**
@@ -88,8 +94,9 @@ export async function startDashboardServer(props: DashboardServerProps): Promise
       logger: props.logger,
       connections: dashboardConnectionsOf(props.loaded),
       tokenBudgets: budgets?.read,
+      ...(props.readiness ? { readiness: props.readiness } : {}),
     },
-    props.port ?? config.dashboard.port,
+    props.front ?? props.port ?? config.dashboard.port,
   ).catch(async (error: unknown) => {
     await budgets?.close();
     throw error;

@@ -24,7 +24,12 @@ export function runLogging(loaded: LoadedConfig, given?: Logger): { logger: Logg
   const runLog = new RunLogSink({ onError: (error) => warn(error) });
   const logger = given
     ? withAlso(given, runLog)
-    : createLogger({ level: loaded.config.log.level, format: loaded.config.log.format, also: [runLog] });
+    : createLogger({
+        level: loaded.config.log.level,
+        format: loaded.config.log.format,
+        color: loaded.config.log.color,
+        also: [runLog],
+      });
   warn = (error) => {
     if (Date.now() - warnedAt < WARN_EVERY_MS) return;
     warnedAt = Date.now();

@@ -6,6 +6,7 @@ import { resolveAlertTargets } from '../alerts/targets.js';
 import { createRateLimiter } from '../api/rate-limit/create-rate-limiter.js';
 import { type Flow, withFlow } from '../api/rate-limit/flow.js';
 import type { MeteredRateLimiter } from '../api/rate-limit/types.js';
+import type { RetryNotice } from '../api/transport.js';
 import { connectionsUsedBy } from '../config/connections.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
@@ -125,6 +126,19 @@ export interface SyncRuntimeOptions {
    * too). Default: delivered from this process (`sync --once`), throttled under `queue.prefix`.
    */
   alerts?: { transport: AlertTransport; redisPrefix: string } | undefined;
+  /**
+   * Resolve, while opening, the organization of the sources that name none (one listing of the
+   * API; a refused token or an unreachable API fails the open). Default true; the worker passes
+   * false: it opens through an API outage, and each source's pass resolves its own.
+   */
+  resolveOrganizations?: boolean | undefined;
+  /**
+   * Tell `run.failed` (no source) when the open fails. Default true; the worker passes false: it
+   * retries, and tells a wait that lasts (`WorkerReadiness`).
+   */
+  tellStartFailure?: boolean | undefined;
+  /** Told of each retry of an API request, from the start on (`sync --once` shows them on a terminal). */
+  onRetry?: ((notice: RetryNotice) => void) | undefined;
 }
 
 export async function openSyncRuntime(
@@ -153,13 +167,15 @@ export async function openSyncRuntime(
   // (`targets.of`, before any state of the source is touched): read live by the repositories.
   const scopes = new Map<string, StateScope>();
   const liveScopes: StateScopes = { of: (sourceId) => scopes.get(sourceId) ?? UNSTAMPED_SCOPE };
+  const tellStartFailure = options.tellStartFailure ?? true;
   const state = await openStateRuntime(loaded, logger, liveScopes).catch(async (error: unknown) => {
-    await tellStartFailed({
-      ...alertsBase,
-      logger: logger ?? createLogger({ level: 'warn' }),
-      redis: undefined,
-      error,
-    });
+    if (tellStartFailure)
+      await tellStartFailed({
+        ...alertsBase,
+        logger: logger ?? createLogger({ level: 'warn' }),
+        redis: undefined,
+        error,
+      });
     throw error;
   });
   const closers: Array<() => Promise<unknown>> = [state.close];
@@ -203,6 +219,7 @@ export async function openSyncRuntime(
       alerting,
       redis,
       fetch: options.fetch,
+      onRetry: options.onRetry,
       onScope: (sourceId, scope) => scopes.set(sourceId, scope),
       onDefaultOrganization: async (organizationId) => {
         const stamped = await adoptUnstampedState(state.database.db, organizationId);
@@ -221,7 +238,9 @@ export async function openSyncRuntime(
     // when some do, it is the unnamed sources' own setting: their passes stop on it while the
     // sources that name theirs sync. With several connections, each source finds it in its own
     // pass, so one connection's fault never stops the others'. Named organizations cost no request.
-    if (used.length === 1) {
+    // The worker skips this (`resolveOrganizations: false`): it starts through an API outage, and
+    // each source's first pass that reaches the API settles its organization.
+    if (used.length === 1 && (options.resolveOrganizations ?? true)) {
       const someNamed = config.sources.some((source) => targets.namesOrganization(source));
       for (const source of config.sources) {
         if (targets.namesOrganization(source)) continue;
@@ -235,7 +254,9 @@ export async function openSyncRuntime(
     const restated = restatedForTerminal(error, config.api.baseUrl ?? '');
     // Both within the few seconds alerts may take (the throttle's Redis command is sent at once).
     await Promise.all([
-      tellStartFailed({ ...alertsBase, logger: state.logger, redis, error: restated }),
+      tellStartFailure
+        ? tellStartFailed({ ...alertsBase, logger: state.logger, redis, error: restated })
+        : undefined,
       close(),
     ]);
     throw restated;

@@ -1,39 +1,26 @@
-import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { resolveAlertTargets } from '../alerts/targets.js';
-import { connectionIdOf } from '../config/connections.js';
 import { type LoadedConfig, requireSources } from '../config/load.js';
 import { resolveCredentials } from '../dashboard/credentials.js';
-import { lastReconciliations } from '../dashboard/reconciliation-routes.js';
+import { type FrontServerProps, listenFront } from '../dashboard/front-server.js';
 import type { RunningDashboard } from '../dashboard/server.js';
+import { buildStartingApp } from '../dashboard/starting-app.js';
 import { AppError } from '../domain/errors.js';
 import { settlesWithin } from '../domain/settle.js';
-import { BullAlertQueue } from '../jobs/alert-queue.js';
-import { closeAlertWorker, startAlertWorker } from '../jobs/alert-worker.js';
-import { BullSyncQueues } from '../jobs/queues.js';
+import type { BullSyncQueues } from '../jobs/queues.js';
 import { ReconcileSchedules } from '../jobs/reconcile-schedules.js';
-import {
-  closeConnection,
-  openQueueConnection,
-  waitForRedis,
-  warnUnlessNoEviction,
-} from '../jobs/redis-connection.js';
+import { closeConnection, openQueueConnection, warnUnlessNoEviction } from '../jobs/redis-connection.js';
 import { SourceSchedules } from '../jobs/schedules.js';
-import { SourceLock } from '../jobs/source-lock.js';
-import { createSyncProcessor } from '../jobs/sync-processor.js';
-import { closeSyncWorker, startSyncWorker } from '../jobs/sync-worker.js';
 import { type WorkerSettings, workerSettingsOf } from '../jobs/worker-settings.js';
 import { createLogger } from '../logging/logger.js';
-import { SyncMetrics } from '../metrics/sync-metrics.js';
-import { PausedSources } from '../state/paused-sources.js';
+import type { SyncMetrics } from '../metrics/sync-metrics.js';
 import { RUN_SHUT_DOWN } from '../state/runs.js';
-import { SourcePasses } from '../state/source-passes.js';
-import { withStateErrors } from '../state/state-errors.js';
-import { alertsConfigOf } from './alerting.js';
-import { watchConnections } from './connection-budgets.js';
-import { startDashboardServer } from './dashboard.js';
-import { reconcileWith } from './reconcile.js';
-import { openSyncRuntime, type SyncRuntime, syncServiceOf } from './runtime.js';
+import { ALERTS_CLOSE_MS, alertsConfigOf, startAlerts } from './alerting.js';
+import type { SyncRuntime } from './runtime.js';
+import { CLOSE_LIMIT_MS, type Closer, closeInReverse } from './worker-closers.js';
+import { WorkerReadiness } from './worker-readiness.js';
+import { untilOpened, untilRedisAnswers, WorkerStartStoppedError } from './worker-startup.js';
 
 export interface WorkerOptions {
   /** Default: a logger at `log.level` (default info) in `log.format`. */
@@ -42,17 +29,15 @@ export interface WorkerOptions {
   settings?: Partial<WorkerSettings>;
   /** Serve the dashboard in this process (default true; a port in use is a warning, not an error). */
   dashboard?: boolean;
-  /** How long Redis may take to answer at start. Default 10 s. */
-  redisTimeoutMs?: number;
 }
 
 export interface WorkerDaemonProps {
   loaded: LoadedConfig;
   settings: WorkerSettings;
   logger: Logger;
-  metrics: SyncMetrics;
+  /** Default: a new one with the process's metrics, made once the worker's parts start. */
+  metrics?: SyncMetrics | undefined;
   dashboard: boolean;
-  redisTimeoutMs?: number | undefined;
 }
 
 export interface RunningWorkerDaemon {
@@ -79,27 +64,48 @@ export interface RunningWorkerDaemon {
   interruptRuns(limitMs?: number): Promise<string[]>;
 }
 
-/** Each part of the daemon, closed in reverse order of start; resolving `false` stops the closing there. */
-interface Closer {
-  name: string;
-  close(): Promise<unknown>;
+/**
+ * A worker from the moment it serves `/healthz`: what `launchWorker` returns at once, whatever
+ * Redis, the state DB and the API do.
+ */
+export interface WorkerLaunch {
+  settings: WorkerSettings;
+  /** Where the dashboard, `/healthz` and `/readyz` answer from now on; null without one. */
+  dashboardUrl: string | null;
+  /** What the worker waits for (`/readyz`); `ready` once Redis, the state DB and the API answered. */
+  readiness: WorkerReadiness;
+  /**
+   * The daemon, once Redis and the state DB answered (it waits through their outages, retrying
+   * with backoff, and does not wait for the API). Rejects with what no wait can heal (a
+   * configuration error, a failed migration), once what it opened is closed; or with
+   * `WORKER_START_STOPPED` when `close()` came first.
+   */
+  started: Promise<RunningWorkerDaemon>;
+  close: RunningWorkerDaemon['close'];
+  interruptRuns: RunningWorkerDaemon['interruptRuns'];
 }
 
-/** How long a part other than the worker may take to close before it is left behind. */
-const CLOSE_LIMIT_MS = 5000;
-
 /**
- * `worker` as it runs in production (and in the browser test): settings from the configuration,
- * the dashboard's credentials checked before anything starts, the sync counted by the metrics the
- * dashboard serves.
+ * `worker` as it runs in production (and in the browser test), resolved once it runs: see
+ * `launchWorker`, which this awaits (`started`).
  *
- * @throws AppError of kind `config` (no Redis, invalid schedules), DashboardConfigError, RedisUnavailableError,
- *   or what opening the sync runtime throws (state DB, API).
+ * @throws what `launchWorker` throws, or what `started` rejects with.
  */
 export async function startWorker(
   loaded: LoadedConfig,
   options: WorkerOptions = {},
 ): Promise<RunningWorkerDaemon> {
+  const launch = await launchWorker(loaded, options);
+  return launch.started;
+}
+
+/**
+ * `worker` as it runs in production: settings from the configuration, the dashboard's credentials
+ * and the schedules checked before anything starts (these throw: AppError of kind `config`,
+ * DashboardConfigError), then `/healthz` served at once and the rest started as its dependencies
+ * answer (`started`), the sync counted by the metrics the dashboard serves.
+ */
+export async function launchWorker(loaded: LoadedConfig, options: WorkerOptions = {}): Promise<WorkerLaunch> {
   const base = workerSettingsOf(loaded.config);
   if (!base)
     throw new AppError('WORKER_REDIS_MISSING', '`worker` needs Redis: set REDIS_URL (or queue.redisUrl)', {
@@ -128,26 +134,32 @@ export async function startWorker(
   // A daemon: its info lines are its output, on a terminal too (unless log.level says otherwise).
   const logger =
     options.logger ??
-    createLogger({ level: loaded.config.log.level ?? 'info', format: loaded.config.log.format });
-  return startWorkerDaemon({
+    createLogger({
+      level: loaded.config.log.level ?? 'info',
+      format: loaded.config.log.format,
+      color: loaded.config.log.color,
+    });
+  return launchWorkerDaemon({
     loaded,
     settings: { ...base, ...options.settings },
     logger,
-    metrics: new SyncMetrics({ processMetrics: true, logger }),
     dashboard,
-    redisTimeoutMs: options.redisTimeoutMs,
   });
 }
 
 /**
- * Starts the worker daemon: the Redis connection of the queues (eviction policy checked), the
- * sync runtime, the queues, the BullMQ worker, the cron schedules, then the dashboard. `close()`
- * stops them in reverse order: dashboard, schedules, worker (running jobs get
- * `settings.shutdownMs`), queues, runtime (DB, API client, the runtime's Redis), connection.
+ * Launches the worker daemon: the readiness and the Redis connection of the queues, then the
+ * dashboard's server with the starting app (`/healthz`, `/readyz`), at once. In the background
+ * (`started`): Redis and the sync runtime (state DB, API client), each waited for with backoff;
+ * then the queues, the BullMQ workers, the cron schedules, the dashboard itself, and the check of
+ * the connections (the API). `close()` stops them in reverse order: dashboard, schedules, worker
+ * (running jobs get `settings.shutdownMs`), queues, runtime (DB, API client, the runtime's Redis),
+ * connection; a start still waiting is stopped first.
  */
-export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<RunningWorkerDaemon> {
+export async function launchWorkerDaemon(props: WorkerDaemonProps): Promise<WorkerLaunch> {
   const { loaded, settings, logger } = props;
   const closers: Closer[] = [];
+  const stopping = new AbortController();
   let runtime: SyncRuntime | undefined;
   const interruptRuns = async (limitMs = CLOSE_LIMIT_MS): Promise<string[]> => {
     if (!runtime) return [];
@@ -166,141 +178,151 @@ export async function startWorkerDaemon(props: WorkerDaemonProps): Promise<Runni
       );
     return ids;
   };
+  let starting: Promise<unknown> = Promise.resolve();
   let closing: Promise<{ jobsLeft: boolean }> | undefined;
   const close = () => {
-    closing ??= closeInReverse(closers, settings.shutdownMs, logger).then(async (result) => {
+    closing ??= (async () => {
+      // A start still waiting stops; an attempt under way (opening the state DB) ends first.
+      stopping.abort();
+      await settlesWithin(starting, 2 * CLOSE_LIMIT_MS);
+      const result = await closeInReverse(closers, settings.shutdownMs, logger);
       // The jobs left run on until the process ends: their runs must not stay `running`.
       if (result.jobsLeft) await interruptRuns();
       return result;
-    });
+    })();
     return closing;
   };
-  try {
-    const connection = openQueueConnection({ url: settings.redisUrl, logger });
-    closers.push({ name: 'redis', close: () => closeConnection(connection) });
-    await waitForRedis(connection, settings.redisUrl, props.redisTimeoutMs ?? 10_000);
-    await warnUnlessNoEviction(connection, logger);
 
-    // Alerts go through a queue of their own (attempts, backoff), delivered by every worker process.
-    const alertTargets = resolveAlertTargets(loaded.config.alerts, loaded.env);
-    const alertSettings = alertsConfigOf(loaded.config);
-    const alertQueue =
-      alertTargets.length > 0
-        ? new BullAlertQueue({
-            connection,
-            prefix: settings.prefix,
-            attempts: alertSettings.attempts,
-            backoffMs: alertSettings.backoffSeconds * 1000,
-            logger,
-          })
-        : undefined;
-    if (alertQueue) closers.push({ name: 'alert-queue', close: () => alertQueue.close() });
-
-    const opened = await openSyncRuntime(loaded, logger, {
-      alerts: alertQueue ? { transport: alertQueue, redisPrefix: settings.prefix } : undefined,
-    });
-    runtime = opened;
-    closers.push({ name: 'runtime', close: () => opened.close() });
-    // Each source's connection checked at start; each token's budget told to the dashboard.
-    const watch = watchConnections({
-      targets: opened.targets,
-      sources: loaded.config.sources,
-      redis: connection,
-      prefix: settings.prefix,
-      logger,
-    });
-    closers.push({ name: 'connections', close: () => watch.stop() });
-    const paused = new PausedSources(opened.database.db);
-    const isPaused = (sourceId: string) => paused.isPaused(sourceId);
-
-    const queues = new BullSyncQueues({
-      connection,
-      settings,
-      logger,
-      connectionOf: (id) => connectionIdOf(loaded.config.sources.find((s) => s.id === id) ?? {}),
-    });
-    closers.push({ name: 'queues', close: () => queues.close() });
-    // The alerts' queue shows next to the sync queue (bull-board, /metrics, the sync page).
-    if (alertQueue) queues.show(alertQueue.queue as unknown as Queue);
-
-    const { metrics } = props;
-    metrics.watch({
-      runtimeStats: () => {
-        const api = opened.targets.stats();
-        return { requests: api.requests.requests, limiter: opened.limiter.stats(), responses: api.responses };
-      },
-      sourceIds: loaded.config.sources.map((s) => s.id),
-      reconciliations: lastReconciliations(opened.database.db),
-    });
-    const processor = createSyncProcessor({
-      service: metrics.instrumentService(syncServiceOf(opened, loaded.config.sources)),
-      sources: loaded.config.sources,
-      lock: new SourceLock({ redis: connection, prefix: settings.prefix, ttlMs: settings.lockMs, logger }),
-      // The passes as the state DB knows them: one per source still holds when Redis loses the lock.
-      passes: withStateErrors(new SourcePasses(opened.database.db)),
-      logger,
-      isPaused,
-      sourceBusyRetryMs: settings.sourceBusyRetryMs,
-      // Under the source lock the processor holds: never during a pass of the same source.
-      reconcile: (sourceId, options) => reconcileWith(opened, sourceId, options),
-    });
-    // Started before the sync worker, so closed after it: the alerts of the last passes still go out.
-    if (alertQueue) {
-      const alertWorker = await startAlertWorker({
-        connection,
-        prefix: settings.prefix,
-        targets: alertTargets,
-        timeoutMs: alertSettings.timeoutSeconds * 1000,
+  const alertSettings = alertsConfigOf(loaded.config);
+  const alertTargets = resolveAlertTargets(loaded.config.alerts, loaded.env);
+  const readinessAlerts =
+    alertTargets.length > 0
+      ? startAlerts({ config: loaded.config, targets: alertTargets, logger })
+      : undefined;
+  const readiness = new WorkerReadiness({
+    logger,
+    alerts: readinessAlerts,
+    notReadyMs: alertSettings.notReadyMinutes * 60_000,
+    repeatMs: alertSettings.repeatMinutes * 60_000,
+  });
+  closers.push({
+    name: 'readiness',
+    close: async () => {
+      readiness.close();
+      await readinessAlerts?.close(ALERTS_CLOSE_MS);
+    },
+  });
+  const connection = openQueueConnection({ url: settings.redisUrl, logger });
+  closers.push({ name: 'redis', close: () => closeConnection(connection) });
+  // Served from now on: the probes answer while the rest waits for its dependencies.
+  const front = props.dashboard
+    ? await servedUnlessPortTaken(
+        () => listenFront(startingServer(props, readiness, connection)),
         logger,
-      });
-      closers.push({
-        name: 'alert-worker',
-        close: () => closeAlertWorker(alertWorker, CLOSE_LIMIT_MS - 500),
-      });
-    }
-    const worker = await startSyncWorker({ connection, settings, processor, logger });
-    closers.push({ name: 'worker', close: () => closeSyncWorker(worker, settings.shutdownMs, logger) });
+      ).catch(async (error: unknown) => {
+        await close();
+        throw error;
+      })
+    : null;
+  if (front) {
+    closers.push({ name: 'front', close: () => front.close() });
+    logger.info(
+      { event: 'worker.serving', url: front.url },
+      'dashboard listening (/healthz, /readyz; the pages once the worker started)',
+    );
+  }
 
-    const schedules = new SourceSchedules({ sources: loaded.config.sources, queues, isPaused, logger });
-    const scheduled = schedules.start();
-    closers.push({ name: 'schedules', close: () => schedules.stop() });
-    const reconcileSchedules = new ReconcileSchedules({
-      sources: loaded.config.sources,
-      queues,
-      isPaused,
-      logger,
+  const start = async (): Promise<RunningWorkerDaemon> => {
+    const { signal } = stopping;
+    // Loaded once /healthz answers: most of the worker's loading time.
+    const [{ openAlertQueue, startWorkerParts }, { openSyncRuntime }] = await Promise.all([
+      import('./worker-parts.js'),
+      import('./runtime.js'),
+    ]);
+    const alertQueue = openAlertQueue({ loaded, settings, logger, connection, targets: alertTargets });
+    if (alertQueue) closers.push({ name: 'alert-queue', close: () => alertQueue.close() });
+    // Both waited for at once, so that /readyz names each one missing.
+    const [, opened] = await Promise.all([
+      untilRedisAnswers({ connection, url: settings.redisUrl, readiness, signal }).then(() =>
+        warnUnlessNoEviction(connection, logger),
+      ),
+      untilOpened({
+        dependency: 'database',
+        open: () =>
+          openSyncRuntime(loaded, logger, {
+            alerts: alertQueue ? { transport: alertQueue, redisPrefix: settings.prefix } : undefined,
+            resolveOrganizations: false,
+            tellStartFailure: false,
+          }),
+        close: (done) => done.close(),
+        readiness,
+        signal,
+      }).then((done) => {
+        runtime = done;
+        closers.push({ name: 'runtime', close: () => done.close() });
+        return done;
+      }),
+    ]);
+    if (signal.aborted) throw new WorkerStartStoppedError();
+    const parts = await startWorkerParts({
+      ...props,
+      runtime: opened,
+      connection,
+      alertQueue,
+      alertTargets,
+      readiness,
+      front,
+      closers,
     });
-    const reconcileScheduled = reconcileSchedules.start();
-    closers.push({ name: 'reconcile-schedules', close: () => reconcileSchedules.stop() });
-
-    const dashboard = props.dashboard
-      ? await servedUnlessPortTaken(
-          () =>
-            startDashboardServer({
-              loaded,
-              db: opened.database.db,
-              queues,
-              metrics,
-              logger,
-              budgetsFrom: settings,
-            }),
-          logger,
-        )
-      : null;
-    if (dashboard) closers.push({ name: 'dashboard', close: () => dashboard.close() });
-
-    return { settings, queues, dashboard, scheduled, reconcileScheduled, close, interruptRuns };
-  } catch (error) {
+    return { settings, ...parts, close, interruptRuns };
+  };
+  const running = start();
+  starting = running;
+  const started = running.catch(async (error: unknown) => {
     await close();
     throw error;
-  }
+  });
+  // Handled here too: after a shutdown during the start, no one waits for it any more.
+  started.catch(() => undefined);
+  return {
+    settings,
+    dashboardUrl: front?.url ?? null,
+    readiness,
+    started,
+    close,
+    interruptRuns,
+  };
+}
+
+/** The starting app's server: `/readyz` checks the state DB and the API as the start saw them, Redis as the connection does now. */
+function startingServer(
+  props: WorkerDaemonProps,
+  readiness: WorkerReadiness,
+  connection: Redis,
+): FrontServerProps {
+  const { config } = props.loaded;
+  return {
+    host: config.dashboard.host,
+    port: config.dashboard.port,
+    app: buildStartingApp({
+      checks: [
+        readiness.check('database'),
+        {
+          name: 'redis',
+          check: async () => {
+            if (connection.status !== 'ready') throw new Error(`Redis connection ${connection.status}`);
+          },
+        },
+        readiness.check('api'),
+      ],
+      logger: props.logger,
+    }),
+    logger: props.logger,
+  };
 }
 
 /** Several workers on one machine: the first serves the dashboard, the others only work. */
-async function servedUnlessPortTaken(
-  start: () => Promise<RunningDashboard>,
-  logger: Logger,
-): Promise<RunningDashboard | null> {
+async function servedUnlessPortTaken<T>(start: () => Promise<T>, logger: Logger): Promise<T | null> {
   try {
     return await start();
   } catch (error) {
@@ -308,30 +330,4 @@ async function servedUnlessPortTaken(
     logger.warn('dashboard port in use (another worker on this machine?): this worker serves no dashboard');
     return null;
   }
-}
-
-async function closeInReverse(
-  closers: readonly Closer[],
-  workerLimitMs: number,
-  logger: Logger,
-): Promise<{ jobsLeft: boolean }> {
-  for (const closer of [...closers].reverse()) {
-    // The worker bounds its own wait (running jobs); the margin covers closing its connections.
-    const limit = closer.name === 'worker' ? workerLimitMs + 10_000 : CLOSE_LIMIT_MS;
-    let result: unknown;
-    const done = await settlesWithin(
-      closer.close().then(
-        (value) => {
-          result = value;
-        },
-        (error: Error) => logger.warn({ part: closer.name, err: error.message }, 'close failed'),
-      ),
-      limit,
-    );
-    if (!done)
-      logger.warn({ part: closer.name, limitMs: limit }, 'close did not finish in time: left behind');
-    if (result === false) return { jobsLeft: true };
-    logger.debug({ part: closer.name }, 'closed');
-  }
-  return { jobsLeft: false };
 }

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { Command, InvalidArgumentError } from 'commander';
+import { checkAccessToken } from '../api/auth/access-token-check.js';
 import { importRefreshToken } from '../api/auth/import-refresh-token.js';
 import { login } from '../api/auth/login.js';
 import {
@@ -34,7 +35,7 @@ const defaultDeps = (): AuthCommandDeps => ({
   stdout: process.stdout,
   stderr: process.stderr,
   fetch: globalThis.fetch,
-  logger: (log) => createLogger({ level: log.level, format: log.format }),
+  logger: (log) => createLogger({ level: log.level, format: log.format, color: log.color }),
 });
 
 interface ConnectionFlags {
@@ -170,24 +171,45 @@ export function authCommand(overrides: Partial<AuthCommandDeps> = {}): Command {
   auth
     .command('status')
     .description(
-      'Show the stored credentials (issuer, client, scopes, expiry), never the tokens. Exit 1 when none.',
+      'Show the stored credentials (issuer, client, scopes, expiry), never the tokens; a ready access token (RECEIVABLES_ACCESS_TOKEN) is checked with one read. Exit 0 when the token in use works (a ready one the API accepts, else stored credentials), 1 otherwise.',
     )
-    .option('--connection <id>', 'the connection of `connections:` to to show (default: the api: keys)')
+    .option('--connection <id>', 'the connection of `connections:` to show (default: the api: keys)')
     .option('--json', 'print one JSON object')
     .action(async (flags: { json?: boolean; connection?: string }, command: Command) => {
-      const { loaded, components, env } = setup(command, {
+      const { loaded, components, env, baseUrl } = setup(command, {
         ...(flags.connection ? { connection: flags.connection } : {}),
       });
-      const staticToken = loaded.secrets.accessToken !== undefined;
+      const accessToken = loaded.secrets.accessToken;
       const stored = await components.store.load();
-      if (flags.json) deps.stdout.write(`${JSON.stringify(statusOf(stored, components, staticToken))}\n`);
-      else if (staticToken)
-        deps.stdout.write(`${env.accessToken} is set: it is used as is, before anything stored.\n`);
-      if (!stored)
+      // A ready access token is used before anything stored: whether it works is the answer.
+      const check =
+        accessToken === undefined
+          ? undefined
+          : baseUrl
+            ? await checkAccessToken({
+                baseUrl,
+                accessToken,
+                fetch: deps.fetch,
+                timeoutMs: loaded.config.api.timeoutSeconds * 1000,
+              })
+            : { works: false, detail: 'not checked: no API base URL (RECEIVABLES_BASE_URL or api.baseUrl)' };
+      if (flags.json)
+        deps.stdout.write(
+          `${JSON.stringify({ ...statusOf(stored, components, check !== undefined), ...(check ? { staticAccessTokenWorks: check.works, staticAccessTokenCheck: check.detail } : {}) })}\n`,
+        );
+      else if (check)
+        deps.stdout.write(
+          `${env.accessToken} is set: it is used as is, before anything stored; ${check.detail}.\n`,
+        );
+      if (stored && !flags.json) deps.stdout.write(`${describe(stored, components)}\n`);
+      if (check && !check.works)
+        throw new CliError(
+          `the access token of ${env.accessToken} does not work: ${check.detail}; fix or unset ${env.accessToken}`,
+        );
+      if (!check && !stored)
         throw new CliError(
           `no credentials stored at ${components.store.location}: run \`receivables-sync auth login${flags.connection ? ` --connection ${flags.connection}` : ''}\``,
         );
-      if (!flags.json) deps.stdout.write(`${describe(stored, components)}\n`);
     });
 
   return auth;

@@ -1,10 +1,19 @@
 import { Command } from 'commander';
 import { HttpTrace } from '../api/http-trace.js';
 import type { DoctorCheck } from '../app/doctor.js';
+import type { LoadedConfig } from '../config/load.js';
 import { messageOf } from '../domain/errors.js';
-import { loadCliConfig } from './cli-config.js';
+import type { Tone } from '../logging/terminal-style.js';
+import { loadCliConfig, outputStyle } from './cli-config.js';
 import { EXIT_CANNOT_RUN, EXIT_OK } from './errors.js';
 import { writeTrace } from './sync-command.js';
+
+/** The colour of each check's status on a terminal. */
+const STATUS_TONES: Readonly<Record<DoctorCheck['status'], Tone>> = {
+  ok: 'ok',
+  warn: 'warning',
+  fail: 'error',
+};
 
 /**
  * `doctor [--source ID] [--json]`: checks the setup end to end and prints each check as ok / warn /
@@ -25,9 +34,10 @@ export function doctorCommand(): Command {
     )
     .action(async (flags: { source?: string; json?: boolean; traceHttp?: string }, command: Command) => {
       let checks: DoctorCheck[];
+      let loaded: LoadedConfig | undefined;
       const trace = flags.traceHttp ? new HttpTrace() : undefined;
       try {
-        const loaded = loadCliConfig(command);
+        loaded = loadCliConfig(command);
         const { runDoctor } = await import('../app/doctor.js');
         checks = await runDoctor(loaded, {
           sourceId: flags.source,
@@ -39,10 +49,14 @@ export function doctorCommand(): Command {
       if (trace && flags.traceHttp) await writeTrace(trace, flags.traceHttp);
       const failed = checks.some((c) => c.status === 'fail');
       const width = Math.max(...checks.map((c) => c.name.length));
-      const lines = checks.map((c) => `${c.status.padEnd(4)}  ${c.name.padEnd(width)}  ${c.detail}`);
+      const style = outputStyle(command, process.stdout, { loaded, json: flags.json });
+      const lines = checks.map(
+        (c) =>
+          `${style.tone(STATUS_TONES[c.status], c.status)}${' '.repeat(4 - c.status.length)}  ${c.name.padEnd(width)}  ${c.detail}`,
+      );
       const verdict = failed
-        ? `${checks.filter((c) => c.status === 'fail').length} check(s) failed: fix them, then run doctor again`
-        : 'ready: next, `sync --once --dry-run`';
+        ? `${style.tone('error', `${checks.filter((c) => c.status === 'fail').length} check(s) failed`)}: fix them, then run doctor again`
+        : `${style.tone('ok', 'ready')}: next, \`sync --once --dry-run\``;
       const text = `${lines.join('\n')}\n\n${verdict}\n`;
       if (flags.json) {
         process.stderr.write(text);

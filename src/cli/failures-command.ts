@@ -2,10 +2,12 @@ import { Command } from 'commander';
 import { openStateRuntime, openSyncRuntime, syncServiceOf } from '../app/runtime.js';
 import { FILE_FAILURE_STAGE } from '../domain/sync-state.js';
 import { printable } from '../logging/printable-text.js';
+import type { FailuresRepository } from '../state/failures.js';
 import type { SourceSummary } from '../sync/run-sync.js';
 import type { FailureRetry } from '../sync/sync-service.js';
 import { loadCliConfig } from './cli-config.js';
-import { EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
+import { CliError, EXIT_CANNOT_RUN, EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
+import { commandLineUser } from './invocation.js';
 import { hasFailures, jsonSummary, textSummary } from './sync-summary.js';
 
 interface FailuresFlags {
@@ -13,7 +15,10 @@ interface FailuresFlags {
   json?: boolean;
 }
 
-/** `failures [--source ID]` lists the records that failed and why; `failures retry` syncs them again. */
+/**
+ * `failures [--source ID]` lists the records that failed and why; `failures retry` syncs them
+ * again; `failures dismiss` closes those that need nothing more.
+ */
 export function failuresCommand(): Command {
   const command = new Command('failures')
     .description(
@@ -48,10 +53,12 @@ export function failuresCommand(): Command {
               : 'needs a fix first';
           // File names, keys and messages come from the data: escaped, one line each.
           process.stdout.write(
-            `${printable(`${f.sourceId} ${f.kind} ${f.sourceKey} [${f.stage}; ${retry}]${where ? ` ${where}` : ''}: ${f.message}${api}`)}\n`,
+            `${printable(`#${f.id} ${f.sourceId} ${f.kind} ${f.sourceKey} [${f.stage}; ${retry}]${where ? ` ${where}` : ''}: ${f.message}${api}`)}\n`,
           );
         }
-        process.stdout.write(`${rows.length} open failure(s).\n`);
+        process.stdout.write(
+          `${rows.length} open failure(s). \`failures retry\` syncs them again; \`failures dismiss #ID... --reason TEXT\` closes those that need nothing more.\n`,
+        );
       } finally {
         await runtime.close();
       }
@@ -102,7 +109,95 @@ export function failuresCommand(): Command {
       process.exitCode =
         hasFailures(summaries) || needData > 0 || rejectedFiles.length > 0 ? EXIT_ROWS_FAILED : EXIT_OK;
     });
+
+  command
+    .command('dismiss')
+    .description(
+      'close open failures that need nothing more (fixed by hand on the service, a row dropped for good): no longer open, kept in the history with the reason, as the dashboard does',
+    )
+    .argument('[ids...]', 'failure ids, as `failures` lists them (#12 or 12)')
+    .option('--reason <text>', 'why (required, kept in the history)')
+    .option('--source <id>', 'only failures of this source')
+    .option('--all', 'every open failure (of --source, else of every source)')
+    .option('--json', 'print {"dismissed":n,"ids":[...],"notOpen":[...]} on stdout')
+    .action(async (ids: string[], _flags: DismissFlags, cmd: Command) => {
+      const flags = cmd.optsWithGlobals<DismissFlags>();
+      const reason = flags.reason?.trim() ?? '';
+      if (reason.length === 0 || reason.length > MAX_REASON)
+        throw new CliError(
+          `dismiss needs --reason TEXT (1 to ${MAX_REASON} characters): it is kept in the history`,
+        );
+      const wanted = ids.map((id) => id.replace(/^#/, ''));
+      const bad = wanted.filter((id) => !/^\d{1,18}$/.test(id));
+      if (bad.length > 0)
+        throw new CliError(`not a failure id: ${bad.join(', ')} (\`failures\` lists them: #12)`);
+      if ((wanted.length === 0) === !flags.all)
+        throw new CliError('dismiss needs the failure ids (`failures` lists them), or --all');
+      const loaded = loadCliConfig(cmd);
+      if (flags.source && !loaded.config.sources.some((s) => s.id === flags.source))
+        throw new CliError(`no source "${flags.source}" in the configuration`);
+      const runtime = await openStateRuntime(loaded);
+      let result: { dismissed: number; ids: string[]; notOpen: string[] };
+      try {
+        result = await dismissFailures(runtime.repos.failures, {
+          ids: flags.all ? undefined : wanted,
+          sourceId: flags.source,
+          dismissal: { reason, by: commandLineUser() },
+        });
+      } finally {
+        await runtime.close();
+      }
+      if (flags.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+      else {
+        process.stdout.write(
+          `${result.dismissed} failure(s) dismissed: no longer open (\`failures\`, \`status\`), kept in the history with the reason.\n`,
+        );
+        if (result.notOpen.length > 0)
+          process.stdout.write(
+            `Not open (resolved or dismissed already, another source's, or unknown): ${result.notOpen.map((id) => `#${id}`).join(', ')}.\n`,
+          );
+      }
+      if (result.dismissed === 0 && wanted.length > 0)
+        throw new CliError('no failure was dismissed: none of these ids is open', EXIT_CANNOT_RUN);
+    });
   return command;
+}
+
+interface DismissFlags {
+  reason?: string;
+  source?: string;
+  all?: boolean;
+  json?: boolean;
+}
+
+/** The dashboard's bound on a dismissal's reason. */
+const MAX_REASON = 500;
+
+/**
+ * Dismisses open failures through the repository the dashboard's action uses
+ * (`FailuresRepository.dismiss`, one call per source): the ones named by id (of `sourceId` when
+ * given), or every open one (of `sourceId`, else of every source) when no ids are given.
+ */
+export async function dismissFailures(
+  failures: Pick<FailuresRepository, 'open' | 'dismiss'>,
+  request: {
+    ids: readonly string[] | undefined;
+    sourceId: string | undefined;
+    dismissal: { reason: string; by: string };
+  },
+): Promise<{ dismissed: number; ids: string[]; notOpen: string[] }> {
+  const open = await failures.open({
+    sourceId: request.sourceId,
+    ...(request.ids ? { ids: request.ids } : {}),
+  });
+  const bySource = new Map<string, string[]>();
+  for (const f of open) bySource.set(f.sourceId, [...(bySource.get(f.sourceId) ?? []), f.id]);
+  let dismissed = 0;
+  for (const [sourceId, ids] of bySource)
+    dismissed += await failures.dismiss(sourceId, ids, request.dismissal);
+  const ids = open.map((f) => f.id);
+  const notOpen = (request.ids ?? []).filter((id) => !ids.includes(id));
+  return { dismissed, ids, notOpen };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { isAbsolute, relative } from 'node:path';
 
 /**
@@ -9,4 +10,14 @@ export function invocation(script = process.argv[1] ?? '', cwd = process.cwd()):
   if (!script.endsWith('.js')) return 'receivables-sync';
   const inside = relative(cwd, script);
   return `node ${inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : script}`;
+}
+
+/** Who runs this command (the system's user name), for the history of a pause or a dismissal. */
+export function commandLineUser(): string {
+  try {
+    return userInfo().username || 'a user';
+  } catch {
+    // No passwd entry for this uid (some containers).
+    return 'a user';
+  }
 }

@@ -1,4 +1,5 @@
 import type { RateLimitPolicy } from '../api/rate-limit/types.js';
+import type { RetryNotice } from '../api/transport.js';
 import { printable } from '../logging/printable-text.js';
 
 /** What the progress line shows at one moment: the file (unit) under way and the rate limit. */
@@ -19,6 +20,13 @@ export interface ProgressSnapshot {
   resumesInMs?: number | undefined;
   /** The estimated time left for this unit (see `etaMs`). */
   etaMs?: number | undefined;
+}
+
+/** A request the API client is retrying, as the progress line shows it. */
+export interface RetrySnapshot {
+  notice: Extract<RetryNotice, { type: 'retrying' }>;
+  /** The next attempt starts in this many milliseconds (0 or less: it is under way). */
+  nextInMs: number;
 }
 
 /** An estimate shorter than this is not shown: it would only flicker. */
@@ -54,6 +62,30 @@ export function etaMs(input: {
   const perRow = done > 0 ? requests / done : 1;
   const requestsLeft = Math.max(0, expectedRows - done) * perRow;
   return (requestsLeft * policy.windowSeconds * 1000) / policy.quota;
+}
+
+/** Why the API is retried, in words: `is not answering (NETWORK_ERROR)`, `answered HTTP 503`. */
+function retryCause(notice: RetrySnapshot['notice']): string {
+  if (notice.status === 429) return 'answered 429 (rate limited)';
+  if (notice.status !== undefined) return `answered HTTP ${notice.status} (${notice.code})`;
+  return `is not answering (${notice.code})`;
+}
+
+/**
+ * `the API at https://api.example is not answering (NETWORK_ERROR): attempt 3 of 8 failed, next in
+ * 4 s (GET /api/public/v1/organizations)`: what a pass waits for while the client retries (a
+ * terminal would otherwise stay silent for the whole backoff, 20 s and more).
+ */
+export function retryText(r: RetrySnapshot): string {
+  const { notice } = r;
+  const next =
+    r.nextInMs >= MIN_WAIT_MS
+      ? `attempt ${notice.attempt} of ${notice.maxAttempts} failed, next in ${durationText(r.nextInMs)}`
+      : `attempt ${notice.attempt + 1} of ${notice.maxAttempts} under way`;
+  // The request last: a narrow terminal cuts it first.
+  return printable(
+    `the API at ${notice.baseUrl} ${retryCause(notice)}: ${next} (${notice.method} ${notice.path})`,
+  );
 }
 
 /**

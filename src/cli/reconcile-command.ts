@@ -12,6 +12,7 @@ import { requireSources } from '../config/load.js';
 import { errorCodeOf, messageOf } from '../domain/errors.js';
 import { loadCliConfig } from './cli-config.js';
 import { CliError, EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
+import { ProgressLine } from './progress.js';
 
 interface ReconcileFlags {
   source?: string;
@@ -65,7 +66,14 @@ async function reconcile(flags: ReconcileFlags, command: Command): Promise<Recon
   const sources = requireSources(loaded).filter((s) => !flags.source || s.id === flags.source);
   if (sources.length === 0) throw new CliError(`no source "${flags.source}" in the configuration`);
   const out = flags.json ? process.stderr : process.stdout;
-  const runtime = await openSyncRuntime(loaded);
+  // An API that does not answer is retried (20 s and more): a terminal says so meanwhile.
+  const progress = new ProgressLine();
+  const runtime = await openSyncRuntime(loaded, undefined, { onRetry: progress.onRetry }).catch(
+    (error: unknown) => {
+      progress.finish();
+      throw error;
+    },
+  );
   try {
     await checkAccess(runtime, sources);
     const outcomes = await reconcileSources(
@@ -77,9 +85,11 @@ async function reconcile(flags: ReconcileFlags, command: Command): Promise<Recon
         onEstimate: (estimate) => out.write(estimateLine(estimate)),
       },
     );
+    progress.finish();
     for (const outcome of outcomes) out.write(textReport(outcome));
     return outcomes;
   } finally {
+    progress.finish();
     await runtime.close();
   }
 }
@@ -109,12 +119,12 @@ export function textReport(o: ReconcileOutcome): string {
   if (o.repaired) {
     const done = Object.entries(o.repairs)
       .filter(([, n]) => n > 0)
-      .map(([action, n]) => `${n} ${action}`);
-    if (done.length > 0) lines.push(`  repaired: ${done.join(', ')}`);
-    // What was found and is no longer drifted, each named, then what is left.
+      .map(([action, n]) => `${n} ${REPAIR_WORDS[action] ?? 'other'}`);
+    if (done.length > 0) lines.push(`  repair: ${done.join(', ')}`);
+    // What was found and is no longer drifted, each named with what was done, then what is left.
     const left = new Set(o.remaining.map((i) => `${i.kind}\u0000${i.sourceKey}`));
     const fixed = o.items.filter((i) => !left.has(`${i.kind}\u0000${i.sourceKey}`));
-    for (const item of fixed.slice(0, LISTED)) lines.push(`  fixed: ${itemLine(item)}`);
+    for (const item of fixed.slice(0, LISTED)) lines.push(`  fixed: ${fixedLine(item)}`);
     if (fixed.length > LISTED)
       lines.push(`  ... and ${fixed.length - LISTED} more fixed (--json lists them all)`);
   }
@@ -127,10 +137,48 @@ export function textReport(o: ReconcileOutcome): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** What each count of a repair means, in words (the `--json` line keeps the keys). */
+const REPAIR_WORDS: Readonly<Record<string, string>> = {
+  recreatedOrAdopted: 're-created or adopted again on the service',
+  updated: 'set back on the service to what the source says',
+  unlinked: 'orphan account(s) unlinked from this connection',
+  recordedAsFailure: 'held by the service, recorded as failures',
+  failed: 'could not be repaired',
+};
+
+/**
+ * What `--repair` did to a record, said from the service's side: `changed invoice INV-8 (…): set
+ * the service's paidAmount back to 100.00 (it held 40.00), as the source says`.
+ */
+function fixedLine(item: DriftItem): string {
+  const what = describeDrift(item);
+  if (item.repairedBy === 'unlinked')
+    return `${what}: its source unlinked on the service (reconcile.deleteOrphans); the account stays, no longer claimed by this connection`;
+  switch (item.category) {
+    case 'changed': {
+      const set = (item.fields ?? [])
+        .filter((f) => !f.frozen)
+        .map((f) => `set the service's ${f.field} back to ${show(f.expected)} (it held ${show(f.actual)})`);
+      return `${what}: ${set.join(', ')}, as the source says`;
+    }
+    case 'missing':
+      return `${what}: re-created on the service from its last synced version, as the source says`;
+    case 'unresolved':
+      return `${what}: the service's record ${item.foundId ?? ''} taken as its own again and set to what the source says`;
+    case 'orphan':
+      return `${what}: adopted by the row that claims it, and set to what the source says`;
+    default:
+      return itemLine(item);
+  }
+}
+
 function itemLine(item: DriftItem): string {
   const fields = (item.fields ?? [])
-    .map((f) => `${f.field} ${show(f.expected)} -> ${show(f.actual)}${f.frozen ? ' (frozen)' : ''}`)
-    .join(', ');
+    .map(
+      (f) =>
+        `the service holds ${f.field} ${show(f.actual)}, the source says ${show(f.expected)}${f.frozen ? ' (frozen at creation)' : ''}`,
+    )
+    .join('; ');
   const parts = [describeDrift(item), fields, item.reason].filter(Boolean).join(': ');
   return item.acknowledged ? `${parts} [held: recorded as a failure]` : parts;
 }
@@ -140,6 +188,8 @@ function show(value: unknown): string {
     const d = value as { year: number; month: number; day: number };
     return `${d.year}-${String(d.month).padStart(2, '0')}-${String(d.day).padStart(2, '0')}`;
   }
+  // An amount reads as one: 100.00, not "100.00".
+  if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)) return value;
   return JSON.stringify(value ?? null);
 }
 

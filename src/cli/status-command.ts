@@ -9,9 +9,11 @@ import type { SourceConfig } from '../config/schema.js';
 import { STREAM_ORDER, type Stream } from '../domain/records.js';
 import { ignoredFilesOf, type RunRejectedFile, rejectedFilesOf } from '../domain/sync-state.js';
 import { printable } from '../logging/printable-text.js';
+import { PLAIN, type TerminalStyle, type Tone } from '../logging/terminal-style.js';
 import type { CursorValue, StreamCursor } from '../state/cursors.js';
+import { PausedSources, type SourcePause } from '../state/paused-sources.js';
 import type { RunRow } from '../state/runs.js';
-import { loadCliConfig } from './cli-config.js';
+import { loadCliConfig, outputStyle } from './cli-config.js';
 import { DEMO_DIR } from './demo-command.js';
 import { CliError } from './errors.js';
 import { invocation } from './invocation.js';
@@ -27,6 +29,8 @@ export interface SourceStatus {
   organizationId: string | null;
   /** Streams with a cursor row, and the streams it is configured with (a SQL source's queries). */
   streams: Array<{ stream: string; cursor: CursorValue | null; updatedAt: Date | null }>;
+  /** Why it is paused, by whom and since when (`pause` / `resume`, the dashboard); null when it is not. */
+  paused: SourcePause | null;
   lastRun:
     | (Pick<RunRow, 'id' | 'trigger' | 'status' | 'counts' | 'error' | 'startedAt' | 'finishedAt'> & {
         /** The files it could not read (set aside in the drop folder's `rejected/`), with why. */
@@ -42,6 +46,8 @@ export interface StatusReaders {
   cursors: { list(sourceId?: string): Promise<StreamCursor[]> };
   runs: { recent(sourceId?: string, limit?: number): Promise<RunRow[]> };
   openFailures(sourceId: string): Promise<number>;
+  /** The paused sources, with why (`PausedSources.list`); none when not given. */
+  pauses?(): Promise<ReadonlyMap<string, SourcePause>>;
 }
 
 /** The status of each source, from the state DB. */
@@ -54,6 +60,7 @@ export async function collectStatus(
   organizationOf: (connection: string) => string | null = () => null,
 ): Promise<SourceStatus[]> {
   const out: SourceStatus[] = [];
+  const pauses = (await readers.pauses?.()) ?? new Map<string, SourcePause>();
   for (const source of sources) {
     const cursors = await readers.cursors.list(source.id);
     const configured = profileOf(source.id).configuredStreams;
@@ -66,6 +73,7 @@ export async function collectStatus(
       schedule: source.schedule ?? null,
       connection,
       organizationId: source.organizationId ?? organizationOf(connection),
+      paused: pauses.get(source.id) ?? null,
       streams: names.map((stream) => {
         const row = cursors.find((c) => c.stream === stream);
         return { stream, cursor: row?.cursor ?? null, updatedAt: row?.updatedAt ?? null };
@@ -145,10 +153,24 @@ export function formatStatus(
   statuses: readonly SourceStatus[],
   profileOf: StatusProfiles,
   scope = false,
+  /** Colours "paused" and open failures (a terminal's); default none. */
+  style: TerminalStyle = PLAIN,
 ): string {
   const lines: string[] = [];
+  // The word of a line to colour, once the line is escaped.
+  const toned = new Map<number, { tone: Tone; word: string }>();
+  const colour = (tone: Tone, word: string) => toned.set(lines.length - 1, { tone, word });
   for (const s of statuses) {
     lines.push(`${s.id} (${s.type}${s.schedule ? `, schedule "${s.schedule}"` : ''})`);
+    if (s.paused) {
+      // Each reason kept says who paused it: `paused by alice from the dashboard`, `paused automatically ...`.
+      const why = s.paused.reason ?? (s.paused.by === 'auto' ? 'paused automatically' : 'paused by a user');
+      const since = s.paused.at ? ` (since ${s.paused.at.toISOString()})` : '';
+      lines.push(
+        `  ${why.startsWith('paused') ? why : `paused: ${why}`}${since}; not synced until \`${invocation()} resume --source ${s.id}\``,
+      );
+      colour('warning', 'paused');
+    }
     if (scope) {
       const organization = s.organizationId ?? '(the one its token sees)';
       lines.push(`  connection: ${s.connection}, organization: ${organization}`);
@@ -179,9 +201,16 @@ export function formatStatus(
     lines.push(
       `  open failures: ${s.openFailures}${s.openFailures > 0 ? ` (see \`failures --source ${s.id}\`)` : ''}`,
     );
+    if (s.openFailures > 0) colour('error', 'open failures');
   }
   // A run's error can name a dropped file, a cursor holds source data: one escaped line each.
-  return `${lines.map(printable).join('\n')}\n`;
+  return `${lines
+    .map((line, i) => {
+      const text = printable(line);
+      const word = toned.get(i);
+      return word ? text.replace(word.word, style.tone(word.tone, word.word)) : text;
+    })
+    .join('\n')}\n`;
 }
 
 /** `credit-notes` and `creditnotes` are accepted for `creditNotes`; `kept`: the source's own cursor names, for the error. */
@@ -228,6 +257,7 @@ export function statusCommand(): Command {
             cursors: runtime.repos.cursors,
             runs: runtime.repos.runs,
             openFailures: (id) => runtime.repos.failures.countOpen(id),
+            pauses: () => new PausedSources(runtime.database.db).list(),
           },
           sources,
           profileOf,
@@ -237,7 +267,7 @@ export function statusCommand(): Command {
         process.stdout.write(
           flags.json
             ? `${JSON.stringify({ sources: statuses })}\n`
-            : formatStatus(statuses, profileOf, scope),
+            : formatStatus(statuses, profileOf, scope, outputStyle(cmd, process.stdout, { loaded })),
         );
       } finally {
         await runtime.close();

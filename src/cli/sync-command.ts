@@ -1,16 +1,18 @@
 import { Command } from 'commander';
 import { ReceivablesError } from '../api/errors.js';
 import { HttpTrace } from '../api/http-trace.js';
-import { checkAccess, openSyncRuntime, syncServiceOf } from '../app/runtime.js';
+import { emptyLimiterStats } from '../api/rate-limit/types.js';
+import { checkAccess, openSyncRuntime, type SyncRuntime, syncServiceOf } from '../app/runtime.js';
 import { apiConnections, connectionIdOf, connectionOf } from '../config/connections.js';
 import { type LoadedConfig, requireSources } from '../config/load.js';
 import { AppError, errorCodeOf, messageOf } from '../domain/errors.js';
 import { PausedSources } from '../state/paused-sources.js';
 import { RUN_SHUT_DOWN } from '../state/runs.js';
 import { type SourceSummary, summaryOfStoppedPass } from '../sync/run-sync.js';
-import { loadCliConfig } from './cli-config.js';
+import { loadCliConfig, outputStyle } from './cli-config.js';
 import { CliError, EXIT_CANNOT_RUN, EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
 import { faultLine } from './fault-line.js';
+import { invocation } from './invocation.js';
 import { ProgressLine } from './progress.js';
 import { hasFailures, jsonSummary, textSummary } from './sync-summary.js';
 import { LAST_WORDS_MS, shutdownSignals } from './worker-command.js';
@@ -45,7 +47,7 @@ export function syncCommand(): Command {
     .addHelpText(
       'after',
       '\nExit codes: 0 every row synced or unchanged; 2 the pass finished but some rows failed (listed); 1 it could not run' +
-        ' (a paused source is not synced: exit 1 naming it and why; resume it on the dashboard).' +
+        ' (a paused source is not synced: exit 1 naming it and why; `resume --source ID`, or its page on the dashboard, resumes it).' +
         '\nOn SIGTERM/SIGINT the pass in progress gets queue.shutdownSeconds to finish and no other source starts (exit 1' +
         ' when one was skipped); past the limit, or on a second signal, it is cut short: its run is marked interrupted, exit 1.',
     )
@@ -81,17 +83,23 @@ async function syncOnce(
   const started = Date.now();
   const trace = flags.traceHttp ? new HttpTrace() : undefined;
   const saveTrace = () => (trace && flags.traceHttp ? writeTrace(trace, flags.traceHttp) : Promise.resolve());
-  const runtime = await openSyncRuntime(loaded, undefined, { fetch: trace?.fetch() }).catch(
-    async (error: unknown) => {
-      await saveTrace();
-      throw error;
-    },
-  );
+  // Drawn from the start: an API that does not answer is retried (20 s and more) while the runtime
+  // opens, before any file is read.
+  let opened: SyncRuntime | undefined;
   const progress = new ProgressLine({
     stream: process.stderr,
-    limiter: () => runtime.limiter.stats(),
-    requests: () => runtime.targets.stats().requests.requests,
+    limiter: () => opened?.limiter.stats() ?? emptyLimiterStats(),
+    requests: () => opened?.targets.stats().requests.requests ?? 0,
   });
+  const runtime = await openSyncRuntime(loaded, undefined, {
+    fetch: trace?.fetch(),
+    onRetry: progress.onRetry,
+  }).catch(async (error: unknown) => {
+    progress.finish();
+    await saveTrace();
+    throw error;
+  });
+  opened = runtime;
   const summaries: SourceSummary[] = [];
   let stopped: unknown = null;
   // A paused source (by a user, or automatically after failed runs) is not synced here either.
@@ -156,7 +164,13 @@ async function syncOnce(
     { requests: stats.requests, rateLimited: stats.rateLimited },
     Date.now() - started,
   );
-  const report = textSummary(summaries, summary, flags.dryRun ?? false);
+  // With --json the readable report goes to stderr, uncoloured (nothing of --json's output is).
+  const report = textSummary(
+    summaries,
+    summary,
+    flags.dryRun ?? false,
+    outputStyle(command, process.stdout, { loaded, json: flags.json }),
+  );
   // With --json, stdout carries only the JSON line; the readable report goes to stderr.
   if (flags.json) process.stderr.write(report);
   else process.stdout.write(report);
@@ -170,8 +184,10 @@ async function syncOnce(
   if (paused.length > 0)
     throw new CliError(
       `not synced, paused: ${paused
-        .map((s) => `${s.id} (${pauses.get(s.id)?.reason ?? 'paused on the dashboard'})`)
-        .join('; ')}. Resume it on the dashboard (its page) once the cause is fixed.`,
+        .map((s) => `${s.id} (${pauses.get(s.id)?.reason ?? 'paused by a user'})`)
+        .join(
+          '; ',
+        )}. Once the cause is fixed, resume it: ${paused.map((s) => `\`${invocation()} resume --source ${s.id}\``).join(', ')} (or on its page of the dashboard).`,
       EXIT_CANNOT_RUN,
     );
   if (skipped.length > 0)

@@ -1,4 +1,5 @@
 import { printable } from '../logging/printable-text.js';
+import { PLAIN, type TerminalStyle } from '../logging/terminal-style.js';
 import type { KindCounts, SummaryKey } from '../sync/outcome.js';
 import type { SourceSummary } from '../sync/run-sync.js';
 
@@ -99,16 +100,22 @@ export const hasFailures = (summaries: readonly SourceSummary[]) =>
  * names, reasons and keys come from the data: each line has its control characters escaped, so a
  * name holding a line break or an ESC sequence prints as one visible line.
  */
-export function textSummary(summaries: readonly SourceSummary[], json: JsonSummary, dryRun: boolean): string {
+export function textSummary(
+  summaries: readonly SourceSummary[],
+  json: JsonSummary,
+  dryRun: boolean,
+  /** Colours the failed counts above 0 (a terminal's); default none. */
+  style: TerminalStyle = PLAIN,
+): string {
   const lines: string[] = [];
   const label = { accounts: 'accounts', invoices: 'invoices', creditNotes: 'credit notes' } as const;
   const verb = dryRun ? 'would be ' : '';
-  for (const key of KEYS) {
+  // Counts only: no data in these lines, so their colours need no escaping.
+  const counts = KEYS.map((key) => {
     const c = json[key];
-    lines.push(
-      `${label[key].padEnd(13)} ${verb}created ${c.created}, ${verb}updated ${c.updated}, unchanged ${c.unchanged}, failed ${c.failed}`,
-    );
-  }
+    const failed = c.failed > 0 ? style.tone('error', `failed ${c.failed}`) : `failed ${c.failed}`;
+    return `${label[key].padEnd(13)} ${verb}created ${c.created}, ${verb}updated ${c.updated}, unchanged ${c.unchanged}, ${failed}`;
+  });
   lines.push(
     `API requests ${json.apiRequests} (429 received: ${json.rateLimited}) in ${(json.durationMs / 1000).toFixed(1)} s`,
   );
@@ -164,7 +171,7 @@ export function textSummary(summaries: readonly SourceSummary[], json: JsonSumma
         );
     }
   }
-  return `${lines.map(printable).join('\n')}\n`;
+  return `${[...counts, ...lines.map(printable)].join('\n')}\n`;
 }
 
 const two = (n: number) => String(n).padStart(2, '0');

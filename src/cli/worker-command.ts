@@ -30,35 +30,44 @@ export function workerCommand(): Command {
       const logger = createLogger({
         level: loaded.config.log.level ?? 'info',
         format: loaded.config.log.format,
+        color: loaded.config.log.color,
       });
-      // Its errors (no Redis, a schedule, credentials, the API, the state DB) reach the terminal as one line, exit 1.
+      // Its configuration errors reach the terminal as one line, exit 1; an outage (Redis, the
+      // state DB, the API) does not: /healthz answers at once, the rest starts once they answer.
       // Loaded here: the worker's modules (BullMQ, the dashboard's server, metrics) are for it alone.
-      const { startWorker } = await import('../app/worker.js');
-      const daemon = await startWorker(loaded, { logger });
-      const { settings } = daemon;
-      logger.info(
-        {
-          event: 'worker.started',
-          pid: process.pid,
-          prefix: settings.prefix,
-          concurrency: settings.concurrency,
-          scheduled: daemon.scheduled,
-          reconcileScheduled: daemon.reconcileScheduled,
-          dashboard: daemon.dashboard?.url ?? null,
-        },
-        'worker started',
-      );
-
+      const { launchWorker } = await import('../app/worker.js');
+      const launch = await launchWorker(loaded, { logger });
       const signals = shutdownSignals();
+      const daemon = await Promise.race([launch.started, signals.first.then(() => null)]).catch(
+        (error: unknown) => {
+          signals.dispose();
+          throw error;
+        },
+      );
+      if (daemon)
+        logger.info(
+          {
+            event: 'worker.started',
+            pid: process.pid,
+            prefix: launch.settings.prefix,
+            concurrency: launch.settings.concurrency,
+            scheduled: daemon.scheduled,
+            reconcileScheduled: daemon.reconcileScheduled,
+            dashboard: launch.dashboardUrl,
+            ready: launch.readiness.ready,
+          },
+          'worker started',
+        );
+
       const signal = await signals.first;
       logger.info({ event: 'worker.stopping', signal }, 'shutting down');
       void signals.second.then(async (second) => {
         logger.warn({ signal: second }, 'second signal: exiting now');
-        await daemon.interruptRuns(LAST_WORDS_MS);
+        await launch.interruptRuns(LAST_WORDS_MS);
         logger.flush();
         process.exit(EXIT_CANNOT_RUN);
       });
-      const { jobsLeft } = await daemon.close();
+      const { jobsLeft } = await launch.close();
       logger.info({ event: 'worker.stopped', jobsLeft }, 'worker stopped');
       logger.flush();
       // Jobs left at the shutdown limit must not run on: end now, as a crash would (they resume elsewhere).

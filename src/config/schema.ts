@@ -129,6 +129,12 @@ const alertsSchema = z
     pauseAfterFailedRuns: z.number().int().min(0).default(0),
     /** `token.expiring`: the refresh token expires within this many days (when the server tells). */
     tokenExpiryDays: z.number().positive().default(7),
+    /**
+     * `run.failed` with no source: the worker has not been ready (Redis, the state DB or the API not
+     * answering) for this many minutes since its start; told again every `repeatMinutes` while it
+     * lasts. 0: never.
+     */
+    notReadyMinutes: z.number().min(0).default(5),
     /** `run.failed` of one source and `token.refused` are sent at most once per this many minutes. */
     repeatMinutes: z.number().min(0).default(60),
     /** Delivery attempts of one alert to one target; retries back off exponentially. */
@@ -277,6 +283,11 @@ export const configSchema = z.strictObject({
      * lines otherwise; `json`, `pretty` always. The CLI's `--log-format` overrides it.
      */
     format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+    /**
+     * The human output colours a few words on a terminal (errors red, warnings yellow, ok green),
+     * not under `NO_COLOR`; false: never. The CLI's `--no-color` sets it to false.
+     */
+    color: z.boolean().default(true),
   }),
   /** More APIs, organizations and tokens in one deployment (docs/connections.md). */
   connections: z

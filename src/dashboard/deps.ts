@@ -19,10 +19,15 @@ export type FailuresCsvExport = (
   kind: RecordKind,
 ) => { fileName: string; lines: AsyncIterable<string> };
 
-/** A dependency `/readyz` checks besides the state DB (Redis, ...). */
+/**
+ * A dependency `/readyz` checks besides the state DB (Redis, the API, ...): it resolves when the
+ * dependency answers, rejects (the reason is logged) when it does not, and resolves `'pending'`
+ * when it has not been tried yet (it waits for another one): not ready either way.
+ */
 export interface ReadinessCheck {
   name: string;
-  check(): Promise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a check that passes returns nothing (`() => queries.ping()`).
+  check(): Promise<void | 'pending'>;
 }
 
 /** What `buildDashboardApp` needs; the composition root (`worker`, `dashboard`) builds it. */

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildDashboardApp } from './app.js';
 import type { DashboardDeps } from './deps.js';
+import { dashboardUrl, type FrontServer } from './front-server.js';
 
 export interface RunningDashboard {
   app: FastifyInstance;
@@ -10,24 +11,36 @@ export interface RunningDashboard {
 }
 
 /**
- * Builds the dashboard and listens on `deps.host:port` (port 0 = any free port). What `worker` and
- * `dashboard` call; refuses to start beyond loopback without credentials (`DashboardConfigError`).
+ * Builds the dashboard and listens on `deps.host:port` (port 0 = any free port), or has `front`,
+ * the worker's server listening since its start, serve it. What `worker` and `dashboard` call;
+ * refuses to start beyond loopback without credentials (`DashboardConfigError`). Closing it
+ * closes `front` too.
  */
-export async function startDashboard(deps: DashboardDeps, port: number): Promise<RunningDashboard> {
+export async function startDashboard(
+  deps: DashboardDeps,
+  where: number | FrontServer,
+): Promise<RunningDashboard> {
   const app = buildDashboardApp(deps);
+  let url: string;
+  let close: () => Promise<void>;
   try {
-    await app.listen({ host: deps.host, port });
+    if (typeof where === 'number') {
+      await app.listen({ host: deps.host, port: where });
+      const address = app.server.address();
+      url = dashboardUrl(deps.host, typeof address === 'object' && address ? address.port : where);
+      close = () => app.close();
+    } else {
+      await where.serve(app);
+      url = where.url;
+      close = () => where.close();
+    }
   } catch (error) {
     await app.close();
     throw error;
   }
-  const address = app.server.address();
-  const bound = typeof address === 'object' && address ? address.port : port;
-  const host = deps.host.includes(':') ? `[${deps.host}]` : deps.host === '0.0.0.0' ? '127.0.0.1' : deps.host;
-  const url = `http://${host === '[::]' ? '[::1]' : host}:${bound}`;
   deps.logger.info(
     { url, auth: deps.credentials ? 'required' : 'none (loopback only)' },
     'dashboard listening',
   );
-  return { app, url, close: () => app.close() };
+  return { app, url, close };
 }

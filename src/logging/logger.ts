@@ -1,5 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { PrettyLogStream } from './pretty-stream.js';
+import { terminalStyle } from './terminal-style.js';
 
 /**
  * Paths pino replaces with "[redacted]". One constant list, never built from input: request and
@@ -61,6 +62,11 @@ export interface LoggerOptions {
   level?: string | undefined;
   /** Default `auto`. Only the main destination is formatted; `also` streams always get JSON. */
   format?: LogFormat | undefined;
+  /**
+   * Readable lines colour the level of warnings (yellow) and errors (red) on a terminal that shows
+   * colours (not under `NO_COLOR`); false: never (`--no-color`, `log.color: false`). Default true.
+   */
+  color?: boolean | undefined;
   /** Where lines go; stderr by default so stdout stays free for `--json` and the sandbox's first line. */
   destination?: DestinationStream;
   /**
@@ -84,13 +90,15 @@ const isTerminal = (stream: unknown): boolean =>
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   // The default destination is fd 2: whether it is a terminal is process.stderr's to say.
-  const terminal = isTerminal(options.destination ?? process.stderr);
+  const shown = options.destination ?? process.stderr;
+  const terminal = isTerminal(shown);
   const format = options.format ?? 'auto';
   const pretty = format === 'pretty' || (format === 'auto' && terminal);
   const level = options.level ?? 'info';
   const mainLevel = options.level ?? (pretty ? 'warn' : 'info');
   const sink = options.destination ?? pino.destination(2);
-  const main: DestinationStream = pretty ? new PrettyLogStream({ sink, terminal }) : sink;
+  const style = terminalStyle(shown as NodeJS.WritableStream, options.color ?? true);
+  const main: DestinationStream = pretty ? new PrettyLogStream({ sink, terminal, style }) : sink;
   const also = options.also ?? [];
   const destination =
     also.length > 0

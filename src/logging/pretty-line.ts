@@ -1,4 +1,5 @@
 import { printable } from './printable-text.js';
+import { PLAIN, type TerminalStyle, type Tone } from './terminal-style.js';
 
 /**
  * One log entry as a person reads it on a terminal:
@@ -22,6 +23,9 @@ const LEVEL_NAMES: Readonly<Record<number, string>> = {
   50: 'ERROR',
   60: 'FATAL',
 };
+
+/** The levels worth a colour on a terminal: warnings yellow, errors red. */
+const LEVEL_TONES: Readonly<Record<number, Tone>> = { 40: 'warning', 50: 'error', 60: 'error' };
 
 /**
  * Fields every line of a pass carries, or only machines need (the rate limiter's budget key is a
@@ -54,18 +58,21 @@ export const clockTime = (epochMs: number): string => {
 /**
  * The readable line of one entry, without its newline. Control characters of any field (a file
  * name holding a line break or an ESC sequence) are escaped: the line stays one line and cannot
- * drive the terminal.
+ * drive the terminal. `style` colours the level of a warning or an error (a terminal's).
  */
-export function prettyLine(entry: LogEntry): string {
-  const level = (LEVEL_NAMES[entry.level ?? 30] ?? `L${entry.level}`).padEnd(5);
+export function prettyLine(entry: LogEntry, style: TerminalStyle = PLAIN): string {
+  const name = printable(LEVEL_NAMES[entry.level ?? 30] ?? `L${entry.level}`);
+  const tone = LEVEL_TONES[entry.level ?? 30];
+  // The level's name in its colour (a terminal's), its padding left out of the colour.
+  const level = `${tone ? style.tone(tone, name) : name}${' '.repeat(Math.max(0, 5 - name.length))}`;
   const msg = typeof entry.msg === 'string' ? entry.msg : '';
-  const parts = [`${entry.time === undefined ? '--:--:--' : clockTime(entry.time)} ${level} ${msg}`];
+  const parts = [msg];
   const used = new Set<string>();
   const detail = detailOf(entry, used);
   if (detail) parts.push(detail);
   const rest = restOf(entry, msg, used);
   if (rest) parts.push(rest);
-  return printable(parts.join('  '));
+  return `${entry.time === undefined ? '--:--:--' : clockTime(entry.time)} ${level} ${printable(parts.join('  '))}`;
 }
 
 /**

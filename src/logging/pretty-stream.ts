@@ -1,4 +1,5 @@
 import { type LogEntry, prettyLine } from './pretty-line.js';
+import { PLAIN, type TerminalStyle } from './terminal-style.js';
 
 /** Where the readable lines go: a sonic-boom destination, `process.stderr`, any writable. */
 export interface TextSink {
@@ -13,6 +14,8 @@ export interface PrettyLogStreamProps {
    * line, redrawn after), so a log line never lands in the middle of it.
    */
   terminal: boolean;
+  /** Colours the level of warnings and errors (default none). */
+  style?: TerminalStyle;
 }
 
 const ERASE_LINE = '\r\x1b[2K';
@@ -40,7 +43,8 @@ export class PrettyLogStream {
     } catch {
       entry = undefined;
     }
-    this.#props.sink.write(entry ? `${prefix}${prettyLine(entry)}\n` : `${prefix}${chunk}`);
+    const line = entry ? `${prettyLine(entry, this.#props.style ?? PLAIN)}\n` : chunk;
+    this.#props.sink.write(`${prefix}${line}`);
     return true;
   }
 

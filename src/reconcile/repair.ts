@@ -72,8 +72,12 @@ export async function repairDrift(
         failedKeys.set(keyOf(kind, f.sourceKey), f.message);
     }
     for (const item of plan.replay) {
-      if (failedKeys.has(keyOf(item.kind, item.sourceKey))) repairs.failed++;
-      else if (item.category === 'changed') repairs.updated++;
+      if (failedKeys.has(keyOf(item.kind, item.sourceKey))) {
+        repairs.failed++;
+        continue;
+      }
+      item.repairedBy = 'replayed';
+      if (item.category === 'changed') repairs.updated++;
       else repairs.recreatedOrAdopted++;
     }
   }
@@ -81,6 +85,7 @@ export async function repairDrift(
   for (const item of plan.unlink) {
     try {
       await props.api.unlinkAccountSource(item.foundId!);
+      item.repairedBy = 'unlinked';
       repairs.unlinked++;
     } catch (error) {
       failedKeys.set(keyOf(item.kind, item.sourceKey), messageOf(error));

@@ -52,6 +52,11 @@ export interface DriftItem {
   fields?: FieldDiff[];
   /** The record was already recorded as a failure by an earlier repair (read-only: held, not drift). */
   acknowledged?: boolean;
+  /**
+   * What `--repair` did to it: `replayed` (sent again through the sync engine: re-created, adopted
+   * or set back to its last synced version) or `unlinked` (an orphan account's source removed).
+   */
+  repairedBy?: 'replayed' | 'unlinked';
 }
 
 /** category -> kind -> count. */

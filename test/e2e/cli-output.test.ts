@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStateDatabase } from '../../src/state/database.js';
 import { PausedSources } from '../../src/state/paused-sources.js';
-import { BIN, REPO_ROOT, runCli } from '../support/cli.js';
+import { runCli } from '../support/cli.js';
 import {
   ACCOUNT_HEADER,
   accountRow,
@@ -17,35 +15,13 @@ import {
 import { TEST_DATABASE_URL } from '../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { type SyncEnv, syncEnv } from '../support/sync-env.js';
-
-const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-
-/**
- * Runs the CLI on a pseudo-terminal (`script` from util-linux), 200 columns wide, as a person at a
- * terminal would; `stdoutFile` sends its stdout to a file instead (a pipe), stderr staying on the
- * terminal. Resolves with what the terminal showed.
- */
-async function onTerminal(
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
-  options: { stdoutFile?: string } = {},
-): Promise<{ code: number | null; screen: string }> {
-  const command = [process.execPath, BIN, ...args].map(quote).join(' ');
-  const redirect = options.stdoutFile ? ` > ${quote(options.stdoutFile)}` : '';
-  const child = spawn('script', ['-qfec', `stty cols 200; exec ${command}${redirect}`, '/dev/null'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let screen = '';
-  child.stdout.on('data', (chunk) => (screen += chunk));
-  child.stderr.on('data', (chunk) => (screen += chunk));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, screen };
-}
+import { onTerminal, withoutColours } from '../support/terminal.js';
 
 /** The terminal's lines as they end up (a redrawn progress line shows its last drawing). */
-const visibleLines = (screen: string) => screen.split(/\r?\n/).map((line) => line.split('\x1b[2K').at(-1)!);
+const visibleLines = (screen: string) =>
+  withoutColours(screen)
+    .split(/\r?\n/)
+    .map((line) => line.split('\x1b[2K').at(-1)!);
 
 describe('CLI output at a terminal and in pipes', () => {
   let sandbox: TestSandbox;
@@ -57,7 +33,7 @@ describe('CLI output at a terminal and in pipes', () => {
   beforeAll(async () => {
     sandbox = await startTestSandbox();
     env = syncEnv(sandbox, 'postgres');
-    defaults = { ...env.env, LOG_LEVEL: '', LOG_FORMAT: '' };
+    defaults = { ...env.env, LOG_LEVEL: '', LOG_FORMAT: '', NO_COLOR: undefined, FORCE_COLOR: undefined };
   });
   afterAll(async () => {
     await env.cleanup();
@@ -85,6 +61,9 @@ describe('CLI output at a terminal and in pipes', () => {
     expect(lines).toContain(
       '  invoices.csv, line 3, accountSourceId: INV-7: account "C-404" is unknown to this source',
     );
+    // A terminal shows the failed count, and the level of the warning, in their colours.
+    expect(screen).toContain('invoices      created 1, updated 0, unchanged 0, \x1b[31mfailed 1\x1b[39m');
+    expect(screen).toContain(' \x1b[33mWARN\x1b[39m  record failed');
   });
 
   it('when stdout is piped with --json, then it gets exactly one JSON line, the report and logs staying on the terminal', async () => {
@@ -186,7 +165,7 @@ describe('CLI output at a terminal and in pipes', () => {
       const result = await runCli(['--config', own.configFile, 'sync', '--once', '--json'], { env: own.env });
       expect(result.code, result.stderr + result.stdout).toBe(1);
       expect(result.stderr).toContain(
-        'not synced, paused: erp-csv (paused automatically after 3 failed runs: x). Resume it on the dashboard',
+        'not synced, paused: erp-csv (paused automatically after 3 failed runs: x). Once the cause is fixed, resume it: `node bin/receivables-sync.js resume --source erp-csv`',
       );
       expect(JSON.parse(result.stdout.trim().split('\n').at(-1)!).accounts.created).toBe(0);
       expect(readdirSync(own.dropDir)).toContain('accounts.csv');

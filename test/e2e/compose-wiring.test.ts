@@ -2,8 +2,8 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse as parseYaml } from 'yaml';
 import { REPO_ROOT, runCli } from '../support/cli.js';
+import { composeService } from '../support/compose-file.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import {
@@ -16,42 +16,21 @@ import {
 
 /**
  * The container stack's wiring, run without containers: the worker service of docker-compose.yml
- * with its environment and volumes as compose would resolve them, each host of the stack mapped to
- * a local one (its Postgres, Redis and sandbox), the image's `/app` to the repository. It must start
- * and sync the sample drop folder copied into its drop folder, as `docker compose up` would.
+ * with its environment and volumes as compose would resolve them from a trial's `.env` (the
+ * sandbox profile, as .env.example says), each host of the stack mapped to a local one (its
+ * Postgres, Redis and sandbox), the image's `/app` to the repository, the `data` volume to a temp
+ * folder. It must start and sync the sample drop folder copied into its drop folder, as
+ * `docker compose --profile sandbox up` would.
  */
 
-interface ComposeService {
-  environment: Record<string, string>;
-  volumes: string[];
-  command: string[];
-}
-
-/** Compose's interpolation: `${VAR}`, `${VAR:-default}`, `${VAR:?message}` (which fails when unset). */
-function interpolate(text: string, env: Record<string, string | undefined>): string {
-  return text.replace(/\$\{(\w+)(?::([-?])([^}]*))?\}/g, (_, name: string, op?: string, arg?: string) => {
-    const value = env[name];
-    if (value !== undefined && value !== '') return value;
-    if (op === '?') throw new Error(`compose refuses: ${arg}`);
-    return op === '-' ? (arg ?? '') : '';
-  });
-}
-
-function composeService(name: string, env: Record<string, string | undefined>): ComposeService {
-  const compose = parseYaml(readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8'));
-  const service = compose.services[name];
-  const environment = Object.fromEntries(
-    Object.entries((service.environment ?? {}) as Record<string, string>).map(([k, v]) => [
-      k,
-      interpolate(String(v), env),
-    ]),
-  );
-  return {
-    environment,
-    volumes: ((service.volumes ?? []) as string[]).map((v) => interpolate(v, env)),
-    command: ((service.command ?? []) as string[]).map((c) => interpolate(String(c), env)),
-  };
-}
+/** What a trial's `.env` holds: the required secrets, and the trial lines of .env.example. */
+const TRIAL_ENV = {
+  DASHBOARD_PASSWORD: 'compose-test-password',
+  POSTGRES_PASSWORD: 'compose-test-db-password',
+  RECEIVABLES_TOKEN_KEY: Buffer.alloc(32, 7).toString('base64'),
+  RECEIVABLES_BASE_URL: 'http://sandbox:4010',
+  RECEIVABLES_ACCESS_TOKEN: 'sandbox-dev-token',
+};
 
 const expectedSample = { accounts: 8, invoices: 12, creditNotes: 3 };
 
@@ -75,11 +54,20 @@ describe('docker-compose.yml: the worker service', () => {
   });
 
   it('when DASHBOARD_PASSWORD is not set, then compose refuses, naming the variable', () => {
-    expect(() => composeService('worker', {})).toThrowError(/set DASHBOARD_PASSWORD in \.env/);
+    expect(() => composeService('worker', { ...TRIAL_ENV, DASHBOARD_PASSWORD: undefined })).toThrowError(
+      /set DASHBOARD_PASSWORD in \.env/,
+    );
+  });
+
+  it('when .env.example is followed for a trial, then its lines are the ones this test runs with', () => {
+    const example = readFileSync(join(REPO_ROOT, '.env.example'), 'utf8');
+    expect(example).toContain(`# RECEIVABLES_BASE_URL=${TRIAL_ENV.RECEIVABLES_BASE_URL}`);
+    expect(example).toContain(`# RECEIVABLES_ACCESS_TOKEN=${TRIAL_ENV.RECEIVABLES_ACCESS_TOKEN}`);
+    for (const name of Object.keys(TRIAL_ENV)) expect(example).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
   });
 
   it('when it runs with its environment and volumes mapped to local ones, then it syncs the sample drop folder', async () => {
-    const shell = { DASHBOARD_PASSWORD: 'compose-test-password' };
+    const shell = TRIAL_ENV;
     // The sandbox service, started with its own command's token.
     const sandboxCommand = composeService('sandbox', shell).command;
     const accessToken = sandboxCommand[sandboxCommand.indexOf('--access-token') + 1]!;
@@ -87,16 +75,22 @@ describe('docker-compose.yml: the worker service', () => {
     const service = composeService('worker', shell);
     expect(service.environment.RECEIVABLES_ACCESS_TOKEN).toBe(accessToken);
 
-    // Volumes: the host side resolved from the repository, here a folder of the test's.
+    // Volumes: a bind mount's host side resolved from the repository, a named volume (the `data`
+    // volume), each here a folder of the test's.
     const hostOf = new Map<string, string>();
     for (const volume of service.volumes) {
       const [host, container] = volume.split(':') as [string, string];
-      expect(resolve(REPO_ROOT, host)).toBe(join(REPO_ROOT, 'drop')); // DROP_DIR's default
-      hostOf.set(container, join(dir, 'drop'));
+      if (/^[./]/.test(host)) {
+        expect(resolve(REPO_ROOT, host)).toBe(join(REPO_ROOT, 'drop')); // DROP_DIR's default
+        hostOf.set(container, join(dir, 'drop'));
+      } else {
+        expect([host, container]).toEqual(['data', '/app/data']);
+        hostOf.set(container, join(dir, 'data'));
+      }
     }
+    expect([...hostOf.keys()].sort()).toEqual(['/app/data', '/app/drop']);
     mkdirSync(join(dir, 'drop'));
     cpSync(join(REPO_ROOT, 'examples', 'drop'), join(dir, 'drop'), { recursive: true });
-    hostOf.set('/app/data', join(dir, 'data'));
 
     // The image holds config/ at /app/config: the file the environment names, with its paths mapped.
     const configPath = service.environment.RECEIVABLES_SYNC_CONFIG!;

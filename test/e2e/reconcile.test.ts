@@ -144,6 +144,9 @@ describe('reconcile against the sandbox, Postgres state DB', () => {
     expect(items).toHaveLength(9);
     expect(report.counts.missing).toEqual({ account: 1, invoice: 3, creditNote: 1 });
     expect(found.stderr).toContain('readOnly account C-5');
+    expect(found.stderr).toMatch(
+      /changed invoice INV-8 .*: the service holds paidAmount 40\.00, the source says 0\.00/,
+    );
     // The cost: the three lists (one page of 100 each, plus the page that ends each list), and one
     // GET for the account the list of linked accounts no longer returned (C-2: 404).
     const listBound = report.estimate.listRequests;
@@ -157,11 +160,20 @@ describe('reconcile against the sandbox, Postgres state DB', () => {
     expect(repaired.code, repaired.stderr + repaired.stdout).toBe(0);
     const fix = lastJsonLine(repaired.stdout).sources[0];
     expect(fix.drift).toBe(0);
-    // The readable report (stderr with --json) names each record it fixed.
-    expect(repaired.stderr).toMatch(/fixed: missing account C-2\b/);
+    // The readable report (stderr with --json) names each record it fixed and what was done on
+    // the service, in words (the --json line keeps the keys).
+    expect(repaired.stderr).toMatch(/fixed: missing account C-2\b.*: re-created on the service/);
     expect(repaired.stderr).toMatch(
-      /fixed: changed account C-3 .*fullName "Customer 3" -> "Renamed by hand"/,
+      /fixed: changed account C-3 .*: set the service's fullName back to "Customer 3" \(it held "Renamed by hand"\), as the source says/,
     );
+    expect(repaired.stderr).toMatch(
+      /fixed: changed invoice INV-8 .*: set the service's paidAmount back to 0\.00 \(it held 40\.00\), as the source says/,
+    );
+    expect(repaired.stderr).toMatch(/fixed: orphan account GHOST-1 .*: its source unlinked on the service/);
+    expect(repaired.stderr).toContain(
+      '  repair: 5 re-created or adopted again on the service, 2 set back on the service to what the source says, 1 orphan account(s) unlinked from this connection, 1 held by the service, recorded as failures',
+    );
+    expect(repaired.stderr).not.toMatch(/recreatedOrAdopted|recordedAsFailure|unlinked: \d/);
     expect(fix.repairs).toMatchObject({
       recreatedOrAdopted: 5,
       updated: 2,

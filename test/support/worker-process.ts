@@ -41,12 +41,15 @@ export interface WorkerProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Spawns `worker` and resolves once it logged its `worker.started` event. */
+/**
+ * Spawns `worker` and resolves once it logged its `worker.started` event (or `options.until`:
+ * `worker.serving` once `/healthz` answers, before its dependencies do).
+ */
 export async function startWorker(
   name: string,
   configFile: string,
   env: NodeJS.ProcessEnv,
-  options: { startTimeoutMs?: number } = {},
+  options: { startTimeoutMs?: number; until?: string } = {},
 ): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [BIN, '--config', configFile, 'worker'], {
     cwd: REPO_ROOT,
@@ -116,7 +119,7 @@ export async function startWorker(
       return exited;
     },
   };
-  await waitForLog('worker.started', options.startTimeoutMs ?? 30_000);
+  await waitForLog(options.until ?? 'worker.started', options.startTimeoutMs ?? 30_000);
   return worker;
 }
 
@@ -297,7 +300,7 @@ export async function startPrivateRedis(extraArgs: readonly string[] = []): Prom
   };
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

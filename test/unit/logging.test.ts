@@ -134,7 +134,7 @@ describe('readable log lines', () => {
 
   it('when the format is auto, then a terminal gets readable lines and anything else JSON', () => {
     const terminal = sink({ isTTY: true });
-    createLogger({ level: 'info', destination: terminal.stream }).warn('on a terminal');
+    createLogger({ level: 'info', destination: terminal.stream, color: false }).warn('on a terminal');
     // Each line first erases the progress line the cursor may be on.
     expect(terminal.text().startsWith('\r\x1b[2K')).toBe(true);
     expect(terminal.text().slice(5)).toMatch(/^\d\d:\d\d:\d\d WARN {2}on a terminal\n$/);
@@ -143,10 +143,34 @@ describe('readable log lines', () => {
     expect(JSON.parse(file.text())).toMatchObject({ level: 40, msg: 'in a file' });
   });
 
+  // FORCE_COLOR decides colours for every stream (Node's convention): these expectations need it unset.
+  it.skipIf(process.env.FORCE_COLOR !== undefined)(
+    'when the destination is a terminal, then the level of a warning is yellow and of an error red; color: false, a file or the run log get no colour',
+    () => {
+      const terminal = sink({ isTTY: true });
+      const runLog = sink();
+      const log = createLogger({ level: 'info', destination: terminal.stream, also: [runLog.stream] });
+      log.info('unit done');
+      log.warn('record failed');
+      log.error('pass failed');
+      const [info, warn, error] = terminal.lines.map((line) => line.slice(5));
+      expect(info).toMatch(/^\d\d:\d\d:\d\d INFO {2}unit done\n$/);
+      expect(warn!.slice(8)).toBe(' \x1b[33mWARN\x1b[39m  record failed\n');
+      expect(error!.slice(8)).toBe(' \x1b[31mERROR\x1b[39m pass failed\n');
+      expect(runLog.text()).not.toContain('\x1b[');
+      const plain = sink({ isTTY: true });
+      createLogger({ level: 'info', destination: plain.stream, color: false }).warn('record failed');
+      expect(plain.text().slice(5)).toMatch(/^\d\d:\d\d:\d\d WARN {2}record failed\n$/);
+      const file = sink();
+      createLogger({ level: 'info', format: 'pretty', destination: file.stream }).warn('record failed');
+      expect(file.text()).not.toContain('\x1b[');
+    },
+  );
+
   it('when no level is set, then a pretty destination shows only warnings and errors, and the run log still gets info as JSON', () => {
     const screen = sink({ isTTY: true });
     const runLog = sink();
-    const log = createLogger({ destination: screen.stream, also: [runLog.stream] });
+    const log = createLogger({ destination: screen.stream, also: [runLog.stream], color: false });
     log.info('unit done');
     log.warn('record failed');
     expect(screen.lines).toHaveLength(1);

@@ -46,3 +46,20 @@ export class RefreshLockTimeoutError extends ReceivablesError {
     super('AUTH_REFRESH_LOCK_TIMEOUT', message, { retryable: true });
   }
 }
+
+/**
+ * The authorization server does not know our client id (`invalid_client`): no login or token helps
+ * until the client id is the one the service registered for this connector. The tokens stored are
+ * kept (no grant was made: nothing was spent).
+ */
+export class ClientUnknownError extends ReceivablesError {
+  constructor(clientId: string, description?: string) {
+    super(
+      'AUTH_CLIENT_UNKNOWN',
+      `The authorization server does not know the OAuth client id "${clientId}" (invalid_client${description ? `: ${description}` : ''}). ` +
+        'Use the client id your service registered for receivables-sync (its administrators or developer settings give it): ' +
+        'pass --client-id to `auth login` / `auth import`, or set RECEIVABLES_CLIENT_ID (auth.clientId in the configuration; default receivables-sync)',
+      { kind: 'config' },
+    );
+  }
+}

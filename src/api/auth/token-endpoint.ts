@@ -4,7 +4,7 @@ import type { Logger } from '../../logging/logger.js';
 import { LoginRequiredError } from '../errors.js';
 import { parseRateInfo } from '../rate-limit/headers.js';
 import type { RateLimiter } from '../rate-limit/types.js';
-import { TokenEndpointError } from './auth-errors.js';
+import { ClientUnknownError, TokenEndpointError } from './auth-errors.js';
 import { oauthHttpOptions } from './discovery.js';
 import { TOKEN_ENDPOINT_POLICY_NAME } from './token-endpoint-limiter.js';
 import type { StoredCredentials } from './token-storage.js';
@@ -21,14 +21,15 @@ export interface TokenEndpointClientProps {
 }
 
 /** OAuth errors after which only a new login helps. */
-const LOGIN_AGAIN = new Set(['invalid_grant', 'invalid_client', 'unauthorized_client']);
+const LOGIN_AGAIN = new Set(['invalid_grant', 'unauthorized_client']);
 
 type Grant = (options: ReturnType<typeof oauthHttpOptions>) => Promise<Response>;
 
 /**
  * The two grants of `POST /api/oauth/token`, through oauth4webapi, each call counted by the
  * token-endpoint limiter. Turns the answers into `StoredCredentials` or into errors that say what
- * to do: `LoginRequiredError` (invalid_grant: run `auth login`), `TokenEndpointError` (try later).
+ * to do: `LoginRequiredError` (invalid_grant: run `auth login`), `ClientUnknownError` (invalid_client:
+ * set the client id), `TokenEndpointError` (try later).
  */
 export class TokenEndpointClient {
   readonly #limiter: RateLimiter;
@@ -55,6 +56,7 @@ export class TokenEndpointClient {
     const client = { client_id: current.clientId };
     const result = await this.#call(
       current.tokenEndpoint,
+      current.clientId,
       'refresh_token',
       (options) => oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshToken, options),
       (response) => oauth.processRefreshTokenResponse(as, client, response),
@@ -77,6 +79,7 @@ export class TokenEndpointClient {
     const tokenEndpoint = as.token_endpoint!;
     const result = await this.#call(
       tokenEndpoint,
+      init.clientId,
       'authorization_code',
       (options) =>
         oauth.authorizationCodeGrantRequest(
@@ -103,6 +106,7 @@ export class TokenEndpointClient {
 
   async #call(
     tokenEndpoint: string,
+    clientId: string,
     grantType: string,
     send: Grant,
     process: (response: Response) => Promise<oauth.TokenEndpointResponse>,
@@ -143,13 +147,20 @@ export class TokenEndpointClient {
       try {
         return await process(response);
       } catch (cause) {
-        throw this.#failure(cause, response.status, grantType);
+        throw this.#failure(cause, response.status, grantType, clientId);
       }
     }
   }
 
-  #failure(cause: unknown, status: number, grantType: string): Error {
+  #failure(cause: unknown, status: number, grantType: string, clientId: string): Error {
     if (cause instanceof oauth.ResponseBodyError) {
+      if (cause.error === 'invalid_client') {
+        this.#log?.warn(
+          { grantType, error: cause.error, clientId },
+          'the authorization server does not know the client',
+        );
+        return new ClientUnknownError(clientId, cause.error_description);
+      }
       if (LOGIN_AGAIN.has(cause.error)) {
         this.#log?.warn({ grantType, error: cause.error }, 'the authorization server refused the grant');
         return new LoginRequiredError(

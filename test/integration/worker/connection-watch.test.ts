@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readConnectionBudgets, watchConnections } from '../../../src/app/connection-budgets.js';
 import type { SourceConfig } from '../../../src/config/schema.js';
 import { AppError } from '../../../src/domain/errors.js';
+import { eventually } from '../../support/worker-process.js';
 import { captureLogs } from '../api/auth-support.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -97,5 +98,69 @@ describe("the worker's watch of its connections", () => {
       expect.objectContaining({ level: 40, msg: 'connections not checked at start' }),
     ]);
     expect(logs.entries().filter((e) => e.level >= 50)).toEqual([]);
+  });
+  it('when the API cannot be reached at start, then the check is made again with backoff until it answers, each outcome told to the readiness', async () => {
+    const logs = captureLogs();
+    const told: string[] = [];
+    let calls = 0;
+    const unreachable = new AppError('NETWORK_ERROR', 'connect ECONNREFUSED', {
+      kind: 'infrastructure',
+      retryable: true,
+    });
+    const organizationElsewhere = new AppError('ORGANIZATION_NOT_VISIBLE', 'not among those the token sees', {
+      kind: 'config',
+    });
+    const delays: number[] = [];
+    const watch = watchConnections({
+      targets: {
+        // Twice unreachable, then the API answers (one source's organization out of reach).
+        check: async () => {
+          calls++;
+          return calls <= 2
+            ? [{ sourceId: 'erp', error: unreachable }]
+            : [{ sourceId: 'erp', error: organizationElsewhere }];
+        },
+        budgets: () => [],
+      },
+      sources,
+      redis,
+      prefix,
+      logger: logs.log,
+      readiness: {
+        trying: (d) => told.push(`trying ${d}`),
+        missing: (d, error) => told.push(`missing ${d}: ${(error as Error).message}`),
+        answered: (d) => told.push(`answered ${d}`),
+      },
+      retryDelayMs: (attempt) => {
+        delays.push(attempt);
+        return 10;
+      },
+    });
+    await eventually(
+      async () => told,
+      (t) => t.includes('answered api'),
+      { timeoutMs: 2000, what: 'the API answered' },
+    );
+    await watch.stop();
+    expect(calls).toBe(3);
+    expect(delays).toEqual([0, 1]);
+    expect(told).toEqual([
+      'trying api',
+      'missing api: connect ECONNREFUSED',
+      'trying api',
+      'missing api: connect ECONNREFUSED',
+      'trying api',
+      'answered api',
+    ]);
+    // The outage is a warning once; the organization out of reach an error once.
+    expect(
+      logs
+        .entries()
+        .filter((e) => e.event === 'connections.check')
+        .map((e) => [e.level, e.msg]),
+    ).toEqual([
+      [40, 'connections not checked at start'],
+      [50, 'a source cannot sync until its configuration is fixed'],
+    ]);
   });
 });

@@ -3,6 +3,7 @@ import type { TokenProvider } from '../../../src/api/auth/types.js';
 import { ReceivablesClient, type ReceivablesClientProps } from '../../../src/api/client.js';
 import { NetworkError, ReceivablesError, UnexpectedResponseError } from '../../../src/api/errors.js';
 import type { RateInfo } from '../../../src/api/rate-limit/types.js';
+import type { RetryNotice } from '../../../src/api/transport.js';
 import { ManualClock } from '../../../src/domain/clock.js';
 import { createLogger } from '../../../src/logging/logger.js';
 
@@ -73,6 +74,43 @@ describe('the request path', () => {
     const error = await client.organizations.get('o1').catch((e) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.message).toBe('GET /api/public/v1/organizations/o1: fetch failed: ECONNRESET');
+  });
+
+  it('when a request is retried, then onRetry is told before each wait, and once it settles; a first answer tells nothing', async () => {
+    const notices: RetryNotice[] = [];
+    const failed = () => new TypeError('fetch failed', { cause: new Error('ECONNREFUSED') });
+    const { client } = scripted(
+      [failed(), json(503, { code: 'HTTP_503', message: 'down' }), json(200, { id: 'o1' })],
+      {
+        onRetry: (notice) => notices.push(notice),
+      },
+    );
+    await client.organizations.get('o1');
+    const where = { baseUrl: 'http://api.test/', method: 'GET', path: '/api/public/v1/organizations/o1' };
+    expect(notices).toEqual([
+      {
+        type: 'retrying',
+        ...where,
+        attempt: 1,
+        maxAttempts: 4,
+        code: 'NETWORK_ERROR',
+        status: undefined,
+        delayMs: 50,
+      },
+      { type: 'retrying', ...where, attempt: 2, maxAttempts: 4, code: 'HTTP_503', status: 503, delayMs: 100 },
+      { type: 'settled', ...where, answered: true },
+    ]);
+    notices.length = 0;
+    await scripted([json(200, { id: 'o1' })], {
+      onRetry: (notice) => notices.push(notice),
+    }).client.organizations.get('o1');
+    expect(notices).toEqual([]);
+    // Every attempt failed: the last word is that it settled without an answer.
+    const down = scripted([failed(), failed(), failed(), failed()], {
+      onRetry: (notice) => notices.push(notice),
+    });
+    await expect(down.client.organizations.get('o1')).rejects.toBeInstanceOf(NetworkError);
+    expect(notices.map((n) => (n.type === 'retrying' ? n.attempt : n.answered))).toEqual([1, 2, 3, false]);
   });
 
   it('when the caller aborts, then the abort reason is thrown and nothing is retried', async () => {

@@ -58,11 +58,84 @@ describe('ProgressLine', () => {
     progress.finish();
   });
 
+  it('when the API client retries a request before any file, then the line says why, the attempt and the time to the next, and goes once it is answered', () => {
+    let now = 0;
+    const out = screen(true);
+    const progress = new ProgressLine({ stream: out.stream, now: () => now });
+    const retrying = {
+      type: 'retrying',
+      baseUrl: 'https://api.example',
+      method: 'GET',
+      path: '/api/public/v1/organizations',
+      maxAttempts: 8,
+      code: 'NETWORK_ERROR',
+    } as const;
+    progress.onRetry({ ...retrying, attempt: 3, delayMs: 4_000 });
+    expect(out.lastLine()).toBe(
+      'the API at https://api.example is not answering (NETWORK_ERROR): attempt 3 of 8 failed, next in 4 s (GET /api/public/v1/organizations)',
+    );
+    now += 4_000;
+    expect(progress.retrySnapshot()).toMatchObject({ nextInMs: 0 });
+    progress.onRetry({ ...retrying, attempt: 4, code: 'HTTP_503', status: 503, delayMs: 600 });
+    expect(out.lastLine()).toBe(
+      'the API at https://api.example answered HTTP 503 (HTTP_503): attempt 5 of 8 under way (GET /api/public/v1/organizations)',
+    );
+    progress.onRetry({
+      type: 'settled',
+      baseUrl: 'https://api.example',
+      method: 'GET',
+      path: '/api/public/v1/organizations',
+      answered: true,
+    });
+    expect(out.writes.at(-1)).toBe('\r\x1b[2K');
+    expect(progress.retrySnapshot()).toBeUndefined();
+    progress.finish();
+  });
+
+  it('when a file is under way and a request is retried, then the retry takes the line, and the file comes back once it settled', () => {
+    let now = 0;
+    const out = screen(true);
+    const progress = new ProgressLine({ stream: out.stream, now: () => (now += 1000) });
+    progress.onEvent({ type: 'unit', name: 'accounts.csv', expectedRecords: 3 });
+    progress.onRetry({
+      type: 'retrying',
+      baseUrl: 'https://api.example',
+      method: 'POST',
+      path: '/api/public/v1/accounts',
+      attempt: 1,
+      maxAttempts: 8,
+      code: 'TIMEOUT',
+      delayMs: 3_000,
+    });
+    expect(out.lastLine()).toMatch(
+      /^the API at https:\/\/api\.example is not answering \(TIMEOUT\): attempt 1 of 8/,
+    );
+    progress.onRetry({
+      type: 'settled',
+      baseUrl: 'https://api.example',
+      method: 'POST',
+      path: '/api/public/v1/accounts',
+      answered: true,
+    });
+    expect(out.lastLine()).toBe('accounts.csv: 0 of ~3 rows read, 0 done, 0 failed');
+    progress.finish();
+  });
+
   it('when stderr is not a terminal, then nothing is drawn', () => {
     const out = screen(false);
     const progress = new ProgressLine({ stream: out.stream });
     progress.onEvent({ type: 'unit', name: 'accounts.csv' });
     progress.onEvent({ type: 'records', read: 3, rejected: 0 });
+    progress.onRetry({
+      type: 'retrying',
+      baseUrl: 'https://api.example',
+      method: 'GET',
+      path: '/api/public/v1/organizations',
+      attempt: 1,
+      maxAttempts: 8,
+      code: 'NETWORK_ERROR',
+      delayMs: 3_000,
+    });
     progress.finish();
     expect(out.writes).toEqual([]);
   });
