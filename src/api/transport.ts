@@ -14,6 +14,9 @@ import { backoffDelay, isRetryable, type RetryPolicy } from './retry.js';
 /** Every Public API path starts with this. */
 export const API_PREFIX = '/api/public/v1';
 
+/** `{base_url}/api/public/v1`, the Public API's resource identifier. */
+export const apiBaseOf = (baseUrl: string) => `${baseUrl.replace(/\/+$/, '')}${API_PREFIX}`;
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | readonly string[] | { toString(): string } | undefined;
 
@@ -236,7 +239,7 @@ export class Transport implements Requester {
   }
 
   #prepare(options: RequestOptions): Prepared {
-    const url = new URL(`${this.#props.baseUrl.replace(/\/+$/, '')}${API_PREFIX}${options.path}`);
+    const url = new URL(`${apiBaseOf(this.#props.baseUrl)}${options.path}`);
     for (const [name, value] of Object.entries(options.query ?? {}))
       appendQuery(url.searchParams, name, value);
     let body: Prepared['body'];

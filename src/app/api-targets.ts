@@ -79,15 +79,7 @@ export class ApiTargets {
   connection(id: string): ApiConnection {
     const found = this.#connections.get(id);
     if (!found) throw new AppError('CONNECTION_UNKNOWN', `no connection "${id}"`, { kind: 'config' });
-    if (!found.api.baseUrl) {
-      throw new AppError(
-        'API_BASE_URL_MISSING',
-        id === DEFAULT_CONNECTION
-          ? 'no API to sync to: set RECEIVABLES_BASE_URL (or api.baseUrl), or try `npm run demo` against a local sandbox'
-          : `connection "${id}" has no baseUrl`,
-        { kind: 'config' },
-      );
-    }
+    if (!found.api.baseUrl) throw noApiToSyncTo(id);
     return found;
   }
 
@@ -310,4 +302,15 @@ export async function recordedScopes(db: StateDb, loaded: LoadedConfig): Promise
     scopes.set(source.id, { connectionId, organizationId: named ?? ran?.organization_id ?? '' });
   }
   return { of: (sourceId) => scopes.get(sourceId) ?? UNSTAMPED_SCOPE };
+}
+
+/** A connection without an API base URL: what to set (the default connection's from the environment). */
+export function noApiToSyncTo(connectionId: string): AppError {
+  return new AppError(
+    'API_BASE_URL_MISSING',
+    connectionId === DEFAULT_CONNECTION
+      ? 'no API to sync to: set RECEIVABLES_BASE_URL (or api.baseUrl), or try `npm run demo` against a local sandbox'
+      : `no API to sync to for connection "${connectionId}": set its baseUrl under connections`,
+    { kind: 'config' },
+  );
 }

@@ -2,9 +2,10 @@ import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { resolveAlertTargets } from '../alerts/targets.js';
 import { CredentialStoreError } from '../api/auth/auth-errors.js';
-import { apiBaseOf, discover } from '../api/auth/discovery.js';
+import { discover } from '../api/auth/discovery.js';
 import type { RefreshEvent } from '../api/auth/refreshing-token-provider.js';
 import { createTokenProvider, credentialsPathOf } from '../api/auth/token-provider-factory.js';
+import { apiBaseOf } from '../api/transport.js';
 import {
   connectionIdOf,
   connectionOf,

@@ -25,7 +25,7 @@ import type { ProgressEvent } from '../sync/pass-scope.js';
 import type { SyncState } from '../sync/ports.js';
 import { SyncService, type SyncUseCases } from '../sync/sync-service.js';
 import { type Alerting, openAlerting, tellStartFailed, watchingPasses } from './alerting.js';
-import { ApiTargets, recordedScopes } from './api-targets.js';
+import { ApiTargets, noApiToSyncTo, recordedScopes } from './api-targets.js';
 import { runLogging } from './run-log.js';
 
 /** What the state-only commands need (`failures`, `status`, `migrate`). */
@@ -151,13 +151,7 @@ export async function openSyncRuntime(
   // before anything opens.
   const used = connectionsUsedBy(loaded, config.sources);
   for (const connection of used) {
-    if (!connection.api.baseUrl) {
-      throw new AppError(
-        'API_BASE_URL_MISSING',
-        'no API to sync to: set RECEIVABLES_BASE_URL (or api.baseUrl), or try `npm run demo` against a local sandbox',
-        { kind: 'config' },
-      );
-    }
+    if (!connection.api.baseUrl) throw noApiToSyncTo(connection.id);
   }
   // A target whose URL variable is unset is a configuration error, found before anything opens.
   const alertTargets = resolveAlertTargets(config.alerts, loaded.env);
@@ -234,7 +228,7 @@ export async function openSyncRuntime(
     closers.push(() => targets.close());
     // A source whose organization the configuration leaves out syncs into the only one its token
     // sees. With one connection, that is found now (one read), so a refused token stops the start,
-    // as it always did, and so does a token seeing several organizations when no source names one;
+    // and so does a token seeing several organizations when no source names one;
     // when some do, it is the unnamed sources' own setting: their passes stop on it while the
     // sources that name theirs sync. With several connections, each source finds it in its own
     // pass, so one connection's fault never stops the others'. Named organizations cost no request.

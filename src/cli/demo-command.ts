@@ -9,12 +9,6 @@ import { EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
 import { invocation } from './invocation.js';
 import { hasFailures, jsonSummary, textSummary } from './sync-summary.js';
 
-/**
- * `demo`: the main job end to end on embedded defaults. Starts the sandbox API in this process,
- * copies the sample drop folder to `<dir>/drop`, syncs it into an embedded state DB, then syncs again
- * to show that unchanged data costs no API call. `<dir>/receivables-sync.yaml` names its source and
- * state, so `status` and `failures` can read what it recorded (the sandbox is gone by then).
- */
 /** The demo's source and state, relative to its folder (its sandbox's address and token are not kept). */
 const DEMO_CONFIG = `# Written by \`receivables-sync demo\`: its source and state DB, for \`status\` and \`failures\`.
 sources:
@@ -29,6 +23,12 @@ state:
 /** The demo's working folder unless `--dir` names another, relative to the working folder. */
 export const DEMO_DIR = './data/demo';
 
+/**
+ * `demo`: the main job end to end on embedded defaults. Starts the sandbox API in this process,
+ * copies the sample drop folder to `<dir>/drop`, syncs it into an embedded state DB, then syncs again
+ * to show that unchanged data costs no API call. `<dir>/receivables-sync.yaml` names its source and
+ * state, so `status` and `failures` can read what it recorded (the sandbox is gone by then).
+ */
 export function demoCommand(): Command {
   return new Command('demo')
     .description(

@@ -1,4 +1,5 @@
-import type { Address, DateParts, RecordKind } from '../domain/records.js';
+import type { DateParts, RecordKind } from '../domain/records.js';
+import type { RemoteAccount } from '../sync/ports.js';
 
 /**
  * The vocabulary of a reconciliation: what the service holds for a source's connection, compared
@@ -62,15 +63,11 @@ export interface DriftItem {
 /** category -> kind -> count. */
 export type DriftCounts = Record<DriftCategory, Record<RecordKind, number>>;
 
-/** What the service holds of an account (the fields a reconciliation compares). */
-export interface ServiceAccount {
-  id: string;
-  fullName: string;
-  currencyCode: string;
-  billingAddress: Partial<Address> | null;
-  source: { connectionId: string; sourceId: string; connectorType: string } | null;
-  readOnlyReason: string | null;
-}
+/**
+ * What the service holds of an account (the fields a reconciliation compares): the account as the
+ * sync engine reads it from the service.
+ */
+export type ServiceAccount = RemoteAccount;
 
 /** What the service holds of an invoice or a credit note. */
 export interface ServiceDocument {

@@ -74,11 +74,6 @@ export interface SourceSummary {
   previews?: UnitPreview[];
 }
 
-/**
- * One pass of one source: read -> diff against state -> plan -> execute -> checkpoint.
- * Every record ends synced, unchanged or recorded as a failure; a unit is completed (archived,
- * cursor advanced) only after all its records are accounted for.
- */
 /** What a pass had done when a fault stopped it, by the error that stopped it (see `summaryOfStoppedPass`). */
 const stoppedPasses = new WeakMap<object, SourceSummary>();
 
@@ -95,6 +90,11 @@ export function summaryOfStoppedPass(error: unknown): SourceSummary | undefined 
   return undefined;
 }
 
+/**
+ * One pass of one source: read -> diff against state -> plan -> execute -> checkpoint.
+ * Every record ends synced, unchanged or recorded as a failure; a unit is completed (archived,
+ * cursor advanced) only after all its records are accounted for.
+ */
 export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
   const { source, state } = props;
   const dryRun = props.dryRun ?? false;

@@ -1,11 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import type { Logger } from '../../logging/logger.js';
+import { API_PREFIX, apiBaseOf } from '../transport.js';
 import { DiscoveryError } from './auth-errors.js';
-
-export const API_PREFIX = '/api/public/v1';
-
-/** `{base_url}/api/public/v1`, the Public API's resource identifier. */
-export const apiBaseOf = (baseUrl: string) => `${baseUrl.replace(/\/+$/, '')}${API_PREFIX}`;
 
 /** The spec's token endpoint: the refresh grant needs no discovery to find it. */
 export const SPEC_TOKEN_PATH = '/api/oauth/token';

@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
 import * as oauth from 'oauth4webapi';
 import type { Logger } from '../../logging/logger.js';
+import { apiBaseOf } from '../transport.js';
 import { LoginFlowError } from './auth-errors.js';
-import { apiBaseOf, type DiscoveredServer, discover } from './discovery.js';
+import { type DiscoveredServer, discover } from './discovery.js';
 import { readPastedRedirect, startLoopbackReceiver } from './loopback-receiver.js';
 import type { RefreshLock } from './refresh-lock.js';
 import type { TokenEndpointClient } from './token-endpoint.js';

@@ -11,7 +11,7 @@ export interface RateInfo {
   /** From `Retry-After` on a 429 or an idempotency 409 (seconds). */
   retryAfterSeconds?: number;
   /**
-   * (Added, optional.) Milliseconds from sending the request to reading its response headers. The
+   * Optional: milliseconds from sending the request to reading its response headers. The
    * `RateLimit: r=...` count was taken when the request arrived, so the limiter compares it with its
    * own log as it was `elapsedMs` ago; without it a slow response can be read as another client's
    * usage, which only costs throughput, never safety.
@@ -34,8 +34,6 @@ export interface RateLimiter {
   observe(key: string, info: RateInfo): Promise<void>;
   close(): Promise<void>;
 }
-
-// ---- Added by the rate-limiter module (with `RateInfo.elapsedMs`; nothing above was changed). ----
 
 /** A server policy: at most `quota` requests in any sliding window of `windowSeconds`. */
 export interface RateLimitPolicy {
@@ -61,25 +59,24 @@ export interface RateLimiterStats {
    */
   waiting?: { calls: number; resumesAt: number } | undefined;
   /**
-   * (Added.) Wall-clock milliseconds during which at least one request of this process waited for
+   * Wall-clock milliseconds during which at least one request of this process waited for
    * the budget: the time the rate limit held the process up (`waitedMsTotal` adds every caller's).
    */
   heldMs?: number | undefined;
   /**
-   * (Added.) Budget checks `acquire` made (Redis: one Lua call each). In memory one loop per key
+   * Budget checks `acquire` made (Redis: one Lua call each). In memory one loop per key
    * checks for all its waiters; in Redis each waiter checks when it arrives and at its slot's edge,
    * so it stays near one or two per admitted request however many wait.
    */
   checks?: number | undefined;
-  /** (Added.) Redis only: Lua calls of `observe` (one per observed response). */
+  /** Redis only: Lua calls of `observe` (one per observed response). */
   observeCalls?: number | undefined;
-  /** (Added.) Log entries restamped with the time their response was observed. */
+  /** Log entries restamped with the time their response was observed. */
   restamped?: number | undefined;
   /** The policy a server told last (`RateLimit-Policy`); absent until one did. */
   policy?: RateLimitPolicy | undefined;
 }
 
-/** A `RateLimiter` that also reports its counters. */
 /** Counters of a limiter that has done nothing yet. */
 export const emptyLimiterStats = (): RateLimiterStats => ({
   acquired: 0,
@@ -91,6 +88,7 @@ export const emptyLimiterStats = (): RateLimiterStats => ({
   restamped: 0,
 });
 
+/** A `RateLimiter` that also reports its counters. */
 export interface MeteredRateLimiter extends RateLimiter {
   stats(): RateLimiterStats;
 }
