@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
+import { currentPassLog } from '../logging/pass-log.js';
 import type { TokenProvider } from './auth/types.js';
 import { NetworkError, ReceivablesError, TimeoutError } from './errors.js';
 import type { FlowQueues } from './flow-queues.js';
@@ -182,9 +183,12 @@ export class Transport implements Requester {
     for (let attempt = 1; ; attempt++) {
       let failure: ReceivablesError;
       try {
+        const waitedBefore = stats.waitedMs;
         const raw = await this.#props.queues.add(prepared.flow, () =>
           this.#attempt(prepared, freshToken, stats),
         );
+        // Told in the caller's context: the pass under way, if any, keeps it in its run's log.
+        currentPassLog()?.rateLimitWait(stats.waitedMs - waitedBefore);
         freshToken = undefined;
         if (raw.status === 429) this.#count(stats, 'rateLimited', 1);
         if (raw.status < 400) {
@@ -218,8 +222,16 @@ export class Transport implements Requester {
         random: this.#props.random,
         retryAfterMs,
       });
-      this.#log.info(
-        { method: prepared.method, path: prepared.path, attempt, code: failure.code, delayMs },
+      // With the pass's bindings (its runId) when a pass made the request: its run's log says it.
+      (currentPassLog()?.logger ?? this.#log).info(
+        {
+          method: prepared.method,
+          path: prepared.path,
+          attempt,
+          code: failure.code,
+          status: failure.status,
+          delayMs,
+        },
         'request failed, retrying',
       );
       retried = true;

@@ -5,6 +5,7 @@ import type { LoadedConfig } from '../config/load.js';
 import { dashboardConnectionsOf } from '../dashboard/connection-groups.js';
 import { resolveCredentials } from '../dashboard/credentials.js';
 import type { ReadinessCheck } from '../dashboard/deps.js';
+import type { DropUploads } from '../dashboard/drop-uploads.js';
 import type { FrontServer } from '../dashboard/front-server.js';
 import { lastReconciliations } from '../dashboard/reconciliation-routes.js';
 import { type RunningDashboard, startDashboard } from '../dashboard/server.js';
@@ -42,6 +43,8 @@ export interface DashboardServerProps {
   front?: FrontServer | undefined;
   /** Checked by `/readyz` besides the state DB and Redis (the worker's: the API). */
   readiness?: readonly ReadinessCheck[] | undefined;
+  /** The uploads to CSV sources (the worker's: its dry run needs the API); none without. */
+  uploads?: DropUploads | undefined;
 }
 
 /**
@@ -95,6 +98,7 @@ export async function startDashboardServer(props: DashboardServerProps): Promise
       connections: dashboardConnectionsOf(props.loaded),
       tokenBudgets: budgets?.read,
       ...(props.readiness ? { readiness: props.readiness } : {}),
+      ...(props.uploads ? { uploads: props.uploads } : {}),
     },
     props.front ?? props.port ?? config.dashboard.port,
   ).catch(async (error: unknown) => {

@@ -1,5 +1,6 @@
-import type { SourceConfig } from '../config/schema.js';
+import { dropFolderSettingsOf, type SourceConfig } from '../config/schema.js';
 import type { SourceProfile } from '../dashboard/source-profile.js';
+import { fileKinds } from '../sources/csv/file-selection.js';
 import { describeSource } from '../sources/describe-source.js';
 
 /**
@@ -32,5 +33,13 @@ export function statusProfiles(sources: readonly SourceConfig[]): StatusProfiles
 /** The dashboard's view of a source's type (`DashboardDeps.describeSource`), from its own description. */
 export function dashboardProfileOf(source: SourceConfig): SourceProfile {
   const described = describeSource(source);
-  return { noCursors: described.noCursors.page, dropDir: described.dropDir, settings: described.settings };
+  const dropFolder = dropFolderSettingsOf(source);
+  return {
+    noCursors: described.noCursors.page,
+    dropDir: described.dropDir,
+    settings: described.settings,
+    ...(dropFolder
+      ? { dropFiles: { stableSeconds: dropFolder.stableSeconds, kindOf: fileKinds(dropFolder.files) } }
+      : {}),
+  };
 }

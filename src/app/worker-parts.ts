@@ -19,6 +19,7 @@ import { withStateErrors } from '../state/state-errors.js';
 import { alertsConfigOf } from './alerting.js';
 import { watchConnections } from './connection-budgets.js';
 import { startDashboardServer } from './dashboard.js';
+import { dropUploadsOf } from './drop-uploads.js';
 import { reconcileWith } from './reconcile.js';
 import { type SyncRuntime, syncServiceOf } from './runtime.js';
 import type { RunningWorkerDaemon, WorkerDaemonProps } from './worker.js';
@@ -153,6 +154,7 @@ export async function startWorkerParts(
         budgetsFrom: settings,
         front,
         readiness: [props.readiness.check('api')],
+        uploads: dropUploadsOf(opened, loaded.config.dashboard.uploadMaxMb * 1024 * 1024),
       })
     : null;
   if (dashboard) closers.push({ name: 'dashboard', close: () => dashboard.close() });

@@ -274,6 +274,11 @@ export const configSchema = z.strictObject({
      * host (`X-Forwarded-For`, `-Proto`, `-Host`); see `trust-proxy.ts` and docs/dashboard.md.
      */
     trustProxy: trustProxySchema,
+    /**
+     * The largest file the upload page of a CSV source takes, in MB (MiB): a larger one is refused
+     * with 413 and deleted. Its preview reads it whole (a dry run), so keep it to what a user waits for.
+     */
+    uploadMaxMb: z.number().positive().max(1024).default(10),
   }),
   log: z.strictObject({
     /** Unset: `info`, but on a terminal (pretty lines) only warnings and errors. */
@@ -300,6 +305,15 @@ export const configSchema = z.strictObject({
 
 export type Config = z.infer<typeof configSchema>;
 export type SourceConfig = z.infer<typeof sourceSchema>;
+/** A drop folder source's settings (`type: csv`). */
+export type CsvSourceSettings = Extract<SourceConfig, { type: 'csv' }>;
+
+/**
+ * The drop folder settings of a source that takes files (a CSV source), null for any other: what
+ * takes an uploaded file asks here, as code outside `sources/` and `config/` never compares `type`.
+ */
+export const dropFolderSettingsOf = (source: SourceConfig): CsvSourceSettings | null =>
+  source.type === 'csv' ? source : null;
 export type AlertsConfig = z.infer<typeof alertsSchema>;
 export type ConnectionEntry = z.infer<typeof connectionSchema>;
 export type AlertTargetConfig = AlertsConfig['targets'][number];

@@ -3,6 +3,7 @@ import type { SourceConfig } from '../config/schema.js';
 import type { SyncQueues } from '../jobs/types.js';
 import type { Logger } from '../logging/logger.js';
 import type { PausedSources } from '../state/paused-sources.js';
+import type { RunsRepository } from '../state/runs.js';
 import type { RecordKind } from '../state/schema.js';
 import type { StatusQueries } from '../state/status-queries.js';
 import { type DashboardAuth, wantsHtml } from './auth.js';
@@ -15,6 +16,8 @@ export interface ActionRoutesProps {
   queues: SyncQueues | undefined;
   paused: PausedSources;
   queries: StatusQueries;
+  /** Where a Cancel is asked of a source's running pass (it reads it before each batch). */
+  runs: Pick<RunsRepository, 'requestCancel'>;
   logger: Logger;
 }
 
@@ -24,6 +27,7 @@ const SOURCE_ACTIONS = [
   'retry-failures',
   'pause',
   'resume',
+  'cancel',
   'reconcile',
   'reconcile-repair',
 ] as const;
@@ -48,7 +52,7 @@ export function registerActionRoutes(app: FastifyInstance, props: ActionRoutesPr
       const config = configOf(props.sources, sourceId);
       const who = auth.principal(request).user ?? 'local';
       const notice = await runSourceAction(props, config, action as SourceAction, who);
-      logger.info({ sourceId, action, user: who, jobId: notice.job }, 'dashboard action');
+      logger.info({ sourceId, action, user: who, jobId: notice.job, runId: notice.run }, 'dashboard action');
       return respond(request, reply, notice);
     },
   );
@@ -107,6 +111,13 @@ async function runSourceAction(
       reason: `paused by ${who} from the dashboard`,
     });
     return { code: action === 'pause' ? 'paused' : 'resumed', source };
+  }
+  if (action === 'cancel') {
+    // No queue needed: the pass reads the request in the state DB before its next batch.
+    const running = (await props.queries.runningRuns()).get(source);
+    if (!running || !(await props.runs.requestCancel(running.id, `${who} from the dashboard`)))
+      return { code: 'nothing-running', source };
+    return { code: 'cancel-requested', source, run: running.id };
   }
   const queues = await usable(props, source);
   if (action === 'reconcile' || action === 'reconcile-repair') {
@@ -188,10 +199,20 @@ export async function enqueue<T>(add: () => Promise<T>, timeoutMs = 5000): Promi
 
 function respond(request: FastifyRequest, reply: FastifyReply, notice: Notice): FastifyReply {
   if (wantsHtml(request) || !(request.headers.accept ?? '').includes('application/json')) {
-    // A reconciliation is followed on its source's page (its card shows the result).
-    const back = notice.code.startsWith('reconcile') && notice.source ? sourcePath(notice.source) : '/';
+    // A reconciliation is followed on its source's page (its card shows the result), and so is
+    // any action pressed there.
+    const back =
+      notice.source && (notice.code.startsWith('reconcile') || fromSourcePage(request))
+        ? sourcePath(notice.source)
+        : '/';
     return reply.redirect(noticeQuery(notice, back), 303);
   }
   const { code, ...rest } = notice;
-  return reply.code(code === 'paused' || code === 'resumed' ? 200 : 202).send({ result: code, ...rest });
+  const done = code === 'paused' || code === 'resumed' || code === 'nothing-running';
+  return reply.code(done ? 200 : 202).send({ result: code, ...rest });
+}
+
+/** Whether the action's form is a source page's (it sends `back=source`): the answer goes back there. */
+export function fromSourcePage(request: FastifyRequest): boolean {
+  return ((request.body ?? {}) as Record<string, unknown>).back === 'source';
 }

@@ -8,8 +8,9 @@ import { SyncMetrics } from '../metrics/sync-metrics.js';
 import { FailuresRepository } from '../state/failures.js';
 import { PausedSources } from '../state/paused-sources.js';
 import { ReconciliationsRepository } from '../state/reconciliations.js';
+import { RunsRepository } from '../state/runs.js';
 import { StatusQueries } from '../state/status-queries.js';
-import { registerActionRoutes } from './action-routes.js';
+import { fromSourcePage, registerActionRoutes } from './action-routes.js';
 import { DashboardAuth, refuse, wantsHtml } from './auth.js';
 import { registerAuthRoutes } from './auth-routes.js';
 import { BULL_BOARD_PATH, bullBoardPlugin } from './bull-board.js';
@@ -28,6 +29,7 @@ import { SessionStore } from './sessions.js';
 import { SignInBackoff } from './sign-in-backoff.js';
 import { sourceProfiles } from './source-profile.js';
 import { type QueueView, StatusReader } from './status.js';
+import { registerUploadRoutes } from './upload-routes.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './views/assets.js';
 import { refusalPage } from './views/sign-in-page.js';
 
@@ -139,7 +141,9 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
         const back =
           request.url.startsWith('/actions/failures/') && error.details.source
             ? sourcePagePath(error.details.source)
-            : '/';
+            : fromSourcePage(request) && params.sourceId
+              ? sourcePagePath(params.sourceId)
+              : '/';
         return reply.redirect(
           noticeQuery({ code: error.code, source: params.sourceId, ...error.details }, back),
           303,
@@ -186,7 +190,15 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
       profileOf,
       canTestConnection: deps.testConnection !== undefined,
     });
-    registerActionRoutes(scope, { auth, sources: deps.sources, queues, paused, queries, logger });
+    registerActionRoutes(scope, {
+      auth,
+      sources: deps.sources,
+      queues,
+      paused,
+      queries,
+      runs: new RunsRepository(deps.db),
+      logger,
+    });
     registerDetailRoutes(scope, {
       auth,
       sources: deps.sources,
@@ -217,6 +229,16 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
       auth,
       hasQueues: queues !== undefined,
       testConnection: deps.testConnection,
+    });
+    registerUploadRoutes(scope, {
+      auth,
+      sources: deps.sources,
+      uploads: deps.uploads,
+      queues,
+      paused,
+      verifyCsrf: (request, token) => csrf.verify(auth.principal(request), token),
+      clock: deps.clock,
+      logger,
     });
     scope.get('/metrics', async (_request, reply) => {
       const { contentType, body } = await metrics.text();

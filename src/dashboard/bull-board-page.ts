@@ -35,3 +35,15 @@ const EXTERNAL_TAG =
 export function withoutExternalResources(html: string): string {
   return html.replace(EXTERNAL_TAG, '');
 }
+
+/**
+ * A link back to the dashboard that is always in sight on bull-board's pages (its own links menu,
+ * `miscLinks`, hides behind an icon of its header): fixed in the bottom-left corner, outside the
+ * element its UI renders into, styled inline (its CSP allows inline styles, not scripts).
+ */
+export const DASHBOARD_LINK = `<a href="/" id="back-to-dashboard" data-link="dashboard" style="position:fixed;left:12px;bottom:12px;z-index:10000;padding:6px 12px;border-radius:999px;background:#1f6feb;color:#fff;font:600 13px system-ui,sans-serif;text-decoration:none;box-shadow:0 1px 4px rgba(0,0,0,.3)">&larr; Sync dashboard</a>`;
+
+/** bull-board's page with `DASHBOARD_LINK` first in its body. */
+export function withDashboardLink(html: string): string {
+  return html.replace(/<body\b[^>]*>/i, (body) => `${body}\n${DASHBOARD_LINK}`);
+}

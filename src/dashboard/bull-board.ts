@@ -5,7 +5,7 @@ import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../logging/logger.js';
 import { refuse } from './auth.js';
-import { BULL_BOARD_CSP, withoutExternalResources } from './bull-board-page.js';
+import { BULL_BOARD_CSP, withDashboardLink, withoutExternalResources } from './bull-board-page.js';
 
 export const BULL_BOARD_PATH = '/queues';
 
@@ -32,8 +32,8 @@ export interface BullBoardOptions {
 /**
  * bull-board's UI and API for the worker's queues, to register under `BULL_BOARD_PATH` inside the
  * protected scope (same sign-in; every state-changing call also passes the app's Origin check).
- * Its pages get a CSP of their own (`BULL_BOARD_CSP`) and lose their links to other origins
- * (Google Fonts) on the way out.
+ * Its pages get a CSP of their own (`BULL_BOARD_CSP`), lose their links to other origins (Google
+ * Fonts) on the way out, and gain a link back to the dashboard always in sight (`withDashboardLink`).
  *
  * Writes (any method but GET/HEAD: pause, resume, retry, clean, promote, remove, add, ...):
  * - `queueAdmin: false` → refused (403 `DASHBOARD_QUEUE_ADMIN_OFF`) before bull-board sees them,
@@ -75,7 +75,7 @@ export function bullBoardPlugin(queues: readonly Queue[], options: BullBoardOpti
     board.addHook('onSend', async (_request, reply, payload) => {
       const type = String(reply.getHeader('content-type') ?? '');
       return typeof payload === 'string' && type.startsWith('text/html')
-        ? withoutExternalResources(payload)
+        ? withDashboardLink(withoutExternalResources(payload))
         : payload;
     });
     await board.register(serverAdapter.registerPlugin());

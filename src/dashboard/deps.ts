@@ -7,6 +7,7 @@ import type { SyncMetrics } from '../metrics/sync-metrics.js';
 import type { StateDb } from '../state/database.js';
 import type { DashboardConnection } from './connection-groups.js';
 import type { DashboardCredentials } from './credentials.js';
+import type { DropUploads } from './drop-uploads.js';
 import type { DescribeSource } from './source-profile.js';
 import type { TokenBudgetReader } from './token-budgets.js';
 
@@ -91,6 +92,11 @@ export interface DashboardDeps {
    * (no Redis) the page says the budget is unknown.
    */
   tokenBudgets?: TokenBudgetReader | undefined;
+  /**
+   * Files uploaded to a CSV source's drop folder, previewed first (`dropUploadsOf` in app/, which
+   * needs the sync's API for the dry run: the worker's dashboard). Without it the upload page says so.
+   */
+  uploads?: DropUploads | undefined;
 }
 
 /** One check of "Test connection" (what `doctor` prints). */

@@ -16,6 +16,7 @@ import { StatusQueries } from '../state/status-queries.js';
 import { configOf } from './action-routes.js';
 import type { DashboardAuth } from './auth.js';
 import type { FailuresCsvExport } from './deps.js';
+import { waitingDropFiles } from './drop-folder-files.js';
 import { DashboardError } from './errors.js';
 import { jobHrefOfRun } from './job-links.js';
 import { renderNotice } from './notices.js';
@@ -55,6 +56,10 @@ const LOG_LINES = 1_000;
  * (`/sources/:id/failures.csv?kind=..`) and a drop file's report (`/sources/:id/files/:file/report`).
  * All GET, all behind the sign-in; they change nothing.
  */
+/** Whether a run's stored counts hold no kind (its pass never finished to write them). */
+const isEmptyCounts = (counts: Record<string, unknown>): boolean =>
+  !['accounts', 'invoices', 'creditNotes'].some((key) => key in counts);
+
 export function registerDetailRoutes(app: FastifyInstance, props: DetailRoutesProps): void {
   const { auth, clock } = props;
   const details = new DetailQueries(props.db);
@@ -88,22 +93,35 @@ export function registerDetailRoutes(app: FastifyInstance, props: DetailRoutesPr
       const now = clock.now();
       const runsAt = pageParam(request.query.page);
       const failuresAt = pageParam(request.query.fpage);
-      const [pauses, running, records, runs, open, openByKind, history, cursors, files, lastReconciliation] =
-        await Promise.all([
-          props.paused.list(),
-          status.runningRuns(),
-          status.recordCounts(),
-          details.runsOf(id, { offset: (runsAt - 1) * RUNS_PER_PAGE, limit: RUNS_PER_PAGE }),
-          failures.openOfSource(id, {
-            offset: (failuresAt - 1) * FAILURES_PER_PAGE,
-            limit: FAILURES_PER_PAGE,
-          }),
-          failures.openCountsByKind(id),
-          failures.closedOfSource(id, 20),
-          status.cursors(),
-          profile.dropDir === null ? Promise.resolve([]) : details.dropFiles(id, 20),
-          reconciliations.latest(id),
-        ]);
+      const taking = profile.dropDir === null ? undefined : profile.dropFiles;
+      const [
+        pauses,
+        running,
+        records,
+        runs,
+        open,
+        openByKind,
+        history,
+        cursors,
+        files,
+        lastReconciliation,
+        waiting,
+      ] = await Promise.all([
+        props.paused.list(),
+        status.runningRuns(),
+        status.recordCounts(),
+        details.runsOf(id, { offset: (runsAt - 1) * RUNS_PER_PAGE, limit: RUNS_PER_PAGE }),
+        failures.openOfSource(id, {
+          offset: (failuresAt - 1) * FAILURES_PER_PAGE,
+          limit: FAILURES_PER_PAGE,
+        }),
+        failures.openCountsByKind(id),
+        failures.closedOfSource(id, 20),
+        status.cursors(),
+        profile.dropDir === null ? Promise.resolve([]) : details.dropFiles(id, 20),
+        reconciliations.latest(id),
+        profile.dropDir !== null && taking ? waitingDropFiles(profile.dropDir, taking, now) : null,
+      ]);
       const pause = pauses.get(id) ?? null;
       const paused = pause !== null;
       const active = running.get(id);
@@ -138,6 +156,7 @@ export function registerDetailRoutes(app: FastifyInstance, props: DetailRoutesPr
           files,
           canExport: props.failuresCsv !== undefined,
           hasQueues,
+          waiting: waiting && taking ? { ...waiting, stableSeconds: taking.stableSeconds } : undefined,
           reconcile: {
             sourceId: id,
             last: lastReconciliation[0] ?? null,
@@ -164,19 +183,23 @@ export function registerDetailRoutes(app: FastifyInstance, props: DetailRoutesPr
       if (!run) throw new DashboardError('DASHBOARD_RUN_UNKNOWN', 404, `no run #${request.params.runId}`);
       const at = pageParam(request.query.page);
       const outcome = (['created', 'updated', 'failed'] as const).find((o) => o === request.query.outcome);
-      const [stale, records, runFailures, logs, jobHref] = await Promise.all([
+      const [stale, records, runFailures, logs, jobHref, touched] = await Promise.all([
         status.staleRuns(run.status === 'running' ? [run.id] : []),
         runRecords.ofRun(run.id, { offset: (at - 1) * RECORDS_PER_PAGE, limit: RECORDS_PER_PAGE, outcome }),
         failures.ofRun(run.id, 200),
         runLogs.ofRun(run.id, LOG_LINES + 1),
         jobHrefOfRun(props.queues, run.id, props.logger),
+        runRecords.countsOfRun(run.id),
       ]);
+      const view = runView(run, clock, stale);
       reply.type('text/html; charset=utf-8');
       return page(
         request,
         `Run #${run.id}`,
         runPage({
-          run: runView(run, clock, stale),
+          run: view,
+          // A run that never wrote its counts (killed, or still running): what its records say.
+          ...(view.finishedAt === null || isEmptyCounts(run.counts) ? { touched } : {}),
           now: clock.now(),
           records: records.rows,
           recordsPage: { page: at, size: RECORDS_PER_PAGE, total: records.total },

@@ -11,6 +11,8 @@ export interface Notice {
   key?: string | undefined;
   /** How many (failures dismissed, selected for a retry). */
   count?: string | undefined;
+  /** A run's id (the pass a cancel was asked of). */
+  run?: string | undefined;
 }
 
 type Render = (n: Notice) => { level: 'ok' | 'error' | 'info'; body: SafeHtml };
@@ -57,6 +59,14 @@ const NOTICES: Readonly<Record<string, Render>> = {
     body: html`<b>${n.source}</b> is paused: no schedule, file or action runs it until it is resumed.`,
   }),
   resumed: (n) => ({ level: 'ok', body: html`<b>${n.source}</b> is resumed.` }),
+  'cancel-requested': (n) => ({
+    level: 'ok',
+    body: html`Cancel of run <a href="/runs/${n.run ?? ''}">#${n.run}</a> of <b>${n.source}</b> asked: the pass stops before its next batch, the file under way goes back to the drop folder. The run then reads <b>cancelled</b>.`,
+  }),
+  'nothing-running': (n) => ({
+    level: 'info',
+    body: html`<b>${n.source}</b> has no pass running: nothing to cancel.`,
+  }),
   dismissed: (n) => ({
     level: 'ok',
     body: html`${n.count} failure${n.count === '1' ? '' : 's'} of <b>${n.source}</b> dismissed: no longer open, kept in the history below.`,
@@ -64,6 +74,14 @@ const NOTICES: Readonly<Record<string, Render>> = {
   'retry-selected-queued': (n) => ({
     level: 'ok',
     body: html`Retry of ${n.count} selected failure${n.count === '1' ? '' : 's'} of <b>${n.source}</b> queued (job <code>${n.job}</code>). Rows refused by validation need corrected data: download them as CSV, fix and drop them back.`,
+  }),
+  'upload-queued': (n) => ({
+    level: 'ok',
+    body: html`<code>${n.key}</code> is in the drop folder of <b>${n.source}</b>; a pass is queued (job <code>${n.job}</code>) and takes it like any dropped file.`,
+  }),
+  'upload-discarded': (n) => ({
+    level: 'ok',
+    body: html`Upload <code>${n.key}</code> discarded: deleted, nothing was synced.`,
   }),
   DASHBOARD_SELECTION_EMPTY: () => ({
     level: 'error',
@@ -121,6 +139,7 @@ export function renderNotice(
     kind: ['account', 'invoice', 'creditNote'].includes(String(query.kind)) ? String(query.kind) : undefined,
     key: bounded(query.key, 200),
     count: typeof query.count === 'string' && /^\d{1,7}$/.test(query.count) ? query.count : undefined,
+    run: typeof query.run === 'string' && /^\d{1,18}$/.test(query.run) ? query.run : undefined,
   };
   const { level, body } = render(notice);
   return banner(level, body);

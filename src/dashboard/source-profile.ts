@@ -12,6 +12,11 @@ export interface SourceProfile {
   dropDir: string | null;
   /** Its own settings, shown on its page under its type. */
   settings: readonly SettingFact[];
+  /**
+   * How its drop folder's files are taken, for the files waiting there: how long a file must stay
+   * unchanged, and the kind its name gives (null: no pattern takes it). Absent: not listed.
+   */
+  dropFiles?: { stableSeconds: number; kindOf(name: string): string | null };
 }
 
 import type { SettingFact } from '../domain/setting-facts.js';

@@ -1,6 +1,11 @@
 import type { SourceConfig } from '../config/schema.js';
 import type { Clock } from '../domain/clock.js';
-import { type RunRejectedFile, rejectedFilesOf } from '../domain/sync-state.js';
+import {
+  type RunRejectedFile,
+  type RunWaitingFiles,
+  rejectedFilesOf,
+  waitingFilesOf,
+} from '../domain/sync-state.js';
 import type { PausedSources, SourcePause } from '../state/paused-sources.js';
 import type { RecordKind } from '../state/schema.js';
 import type {
@@ -35,6 +40,8 @@ export interface RunView {
   totals: KindCounts;
   /** The files it could not read (set aside in the drop folder's `rejected/`), with why: the run is `partial`. */
   rejectedFiles: RunRejectedFile[];
+  /** The drop files it left because they were still being written (null: none). */
+  waitingFiles: RunWaitingFiles | null;
   error: string | null;
   startedAt: string;
   finishedAt: string | null;
@@ -154,6 +161,7 @@ export function runView(run: RunRecord, clock: Clock, stale: ReadonlySet<string>
     counts,
     totals,
     rejectedFiles: rejectedFilesOf(run.counts),
+    waitingFiles: waitingFilesOf(run.counts),
     error: run.error,
     startedAt: run.startedAt.toISOString(),
     finishedAt: run.finishedAt?.toISOString() ?? null,

@@ -5,11 +5,12 @@
 
 /**
  * - `done`: every row synced or unchanged;
- * - `failed`: the file was read to the end but some rows failed (see its report);
+ * - `partial`: the file was read to the end, some rows synced and some failed (see its report);
+ * - `failed`: the file was read to the end but every row failed (see its report);
  * - `rejected`: the file could not be read (moved to `rejected/`);
  * - `duplicate`: the same content was already `done`; archived without syncing.
  */
-export type DropFileStatus = 'done' | 'failed' | 'rejected' | 'duplicate';
+export type DropFileStatus = 'done' | 'partial' | 'failed' | 'rejected' | 'duplicate';
 
 export interface DropFileEntry {
   sourceId: string;

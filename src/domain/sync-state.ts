@@ -101,9 +101,28 @@ export function ignoredFilesOf(counts: Readonly<Record<string, unknown>>): strin
   return Array.isArray(stored) ? stored.filter((name): name is string => typeof name === 'string') : [];
 }
 
+/** The drop files a run left because they were still being written (`counts.waitingFiles`). */
+export interface RunWaitingFiles {
+  files: string[];
+  /** How long a file must stay unchanged before a pass takes it (the source's `stableSeconds`). */
+  stableSeconds: number;
+}
+
+/** The files a run left for a later pass, still being written; null when it left none. */
+export function waitingFilesOf(counts: Readonly<Record<string, unknown>>): RunWaitingFiles | null {
+  const stored = counts.waitingFiles as { files?: unknown; stableSeconds?: unknown } | undefined;
+  if (!stored || !Array.isArray(stored.files)) return null;
+  const files = stored.files.filter((name): name is string => typeof name === 'string');
+  if (files.length === 0) return null;
+  const seconds = Number(stored.stableSeconds);
+  return { files, stableSeconds: Number.isFinite(seconds) ? seconds : 0 };
+}
+
 /**
  * A pass's status: `partial` when some rows failed or a file could not be read, `failed` when it
- * stopped on an error, `interrupted` when its process stopped before it finished (a shutdown that
- * could not wait for it: error `shut down`; a killed or crashed process, found by a later pass).
+ * stopped on an error, `cancelled` when a user cancelled it (it stopped before its next batch, the
+ * unit under way released: a file back in the drop folder), `interrupted` when its process stopped
+ * before it finished (a shutdown that could not wait for it: error `shut down`; a killed or crashed
+ * process, found by a later pass).
  */
-export type RunStatus = 'running' | 'succeeded' | 'partial' | 'failed' | 'interrupted';
+export type RunStatus = 'running' | 'succeeded' | 'partial' | 'failed' | 'cancelled' | 'interrupted';

@@ -190,6 +190,7 @@ function resultOf(sourceId: string, summaries: readonly SourceSummary[]): SyncJo
       counts: s.counts,
       failed: Object.values(s.counts).reduce((n, c) => n + c.failed, 0),
       abandoned: s.abandoned.length,
+      ...(s.cancelled ? { cancelledBy: s.cancelled } : {}),
     })),
   };
 }

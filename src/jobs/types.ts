@@ -38,6 +38,8 @@ export interface SyncJobResult {
     >;
     failed: number;
     abandoned: number;
+    /** Who cancelled the pass (its run is `cancelled`, the job done). */
+    cancelledBy?: string;
   }>;
   /** failure-retry: failures that cannot be retried from their stored payload (the row must be dropped again). */
   needData?: number;

@@ -1,3 +1,4 @@
+import { type RawBuilder, sql } from 'kysely';
 import type { RecordKind } from '../domain/records.js';
 import type { StateDb } from './database.js';
 import { DropFilesRepository } from './drop-files.js';
@@ -34,6 +35,12 @@ export interface DropFileView {
 export interface RecordHit {
   kind: RecordKind;
   sourceKey: string;
+  /** An invoice's or credit note's number, as last synced. */
+  number?: string | null;
+  /** The customer's name: an account's own, or that of a document's account (as last synced). */
+  customer?: string | null;
+  /** What matched: its source id, its number, or its customer's name. */
+  matched?: 'sourceId' | 'number' | 'customer';
 }
 
 /** The dashboard's reads for the pages of one source, one run and one record. */
@@ -85,8 +92,12 @@ export class DetailQueries {
   }
 
   /**
-   * The records of a source whose source id is `q` exactly (any kind), or else starts with it (at
-   * most `limit`): in the record map, then among failures of records that never synced.
+   * The records of a source whose source id is `q` exactly (any kind), or else whose invoice or
+   * credit note number is `q` (any case); else the near ones (at most `limit`): source ids starting
+   * with `q`, numbers containing it, and the customers whose name contains it with their documents.
+   * Source ids are searched in the record map and among failures of records that never synced;
+   * numbers and names in the records as last synced (the record map's `record`), so a record that
+   * never synced is found by its source id only.
    */
   async searchRecords(
     sourceId: string,
@@ -95,8 +106,79 @@ export class DetailQueries {
   ): Promise<{ exact: boolean; hits: RecordHit[] }> {
     const exact = await this.#keys(sourceId, '=', q, limit);
     if (exact.length > 0) return { exact: true, hits: exact };
-    const prefix = `${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    return { exact: false, hits: await this.#keys(sourceId, 'like', prefix, limit) };
+    const numbered = await this.#byNumber(
+      sourceId,
+      sql<boolean>`lower(record->>'number') = ${q.toLowerCase()}`,
+      limit,
+    );
+    if (numbered.length > 0) return { exact: true, hits: numbered };
+    const escaped = q.replace(/[\\%_]/g, (c) => `\\${c}`);
+    const hits = new Map<string, RecordHit>();
+    const add = (found: readonly RecordHit[]) => {
+      for (const hit of found) if (hits.size < limit) hits.set(`${hit.kind}\u0000${hit.sourceKey}`, hit);
+    };
+    add(await this.#keys(sourceId, 'like', `${escaped}%`, limit));
+    if (hits.size < limit)
+      add(await this.#byNumber(sourceId, sql<boolean>`record->>'number' ilike ${`%${escaped}%`}`, limit));
+    if (hits.size < limit) add(await this.#byCustomer(sourceId, `%${escaped}%`, limit));
+    return { exact: false, hits: [...hits.values()] };
+  }
+
+  /** Invoices and credit notes whose number as last synced meets `condition`. */
+  async #byNumber(sourceId: string, condition: RawBuilder<boolean>, limit: number): Promise<RecordHit[]> {
+    const rows = await this.db
+      .selectFrom('record_map')
+      .select(['kind', 'source_key', sql<string | null>`record->>'number'`.as('number')])
+      .where('source_id', '=', sourceId)
+      .where('kind', 'in', ['invoice', 'creditNote'])
+      .where(condition)
+      .orderBy('source_key')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ kind: r.kind, sourceKey: r.source_key, number: r.number, matched: 'number' }));
+  }
+
+  /** The accounts whose name as last synced contains the pattern, each followed by its documents. */
+  async #byCustomer(sourceId: string, pattern: string, limit: number): Promise<RecordHit[]> {
+    const accounts = await this.db
+      .selectFrom('record_map')
+      .select(['source_key', sql<string | null>`record->>'fullName'`.as('name')])
+      .where('source_id', '=', sourceId)
+      .where('kind', '=', 'account')
+      .where(sql<boolean>`record->>'fullName' ilike ${pattern}`)
+      .orderBy('source_key')
+      .limit(limit)
+      .execute();
+    if (accounts.length === 0) return [];
+    const names = new Map(accounts.map((a) => [a.source_key, a.name]));
+    const documents = await this.db
+      .selectFrom('record_map')
+      .select([
+        'kind',
+        'source_key',
+        sql<string | null>`record->>'number'`.as('number'),
+        sql<string>`record->>'accountSourceId'`.as('account'),
+      ])
+      .where('source_id', '=', sourceId)
+      .where('kind', 'in', ['invoice', 'creditNote'])
+      .where(sql<string>`record->>'accountSourceId'`, 'in', [...names.keys()])
+      .orderBy('source_key')
+      .limit(limit)
+      .execute();
+    const hits: RecordHit[] = [];
+    for (const [key, name] of names) {
+      hits.push({ kind: 'account', sourceKey: key, customer: name, matched: 'customer' });
+      for (const d of documents)
+        if (d.account === key)
+          hits.push({
+            kind: d.kind,
+            sourceKey: d.source_key,
+            number: d.number,
+            customer: name,
+            matched: 'customer',
+          });
+    }
+    return hits;
   }
 
   async #keys(sourceId: string, operator: '=' | 'like', value: string, limit: number): Promise<RecordHit[]> {

@@ -91,6 +91,22 @@ export class RunRecordsRepository {
     };
   }
 
+  /**
+   * How many records of each kind the run created, updated and failed, from its rows here: the
+   * counts of a run that never wrote its own (its process killed, or still running).
+   */
+  async countsOfRun(
+    runId: string,
+  ): Promise<Array<{ kind: RecordKind; outcome: TouchedRecordInput['outcome']; n: number }>> {
+    const rows = await this.db
+      .selectFrom('run_records')
+      .select(['kind', 'outcome', (eb) => eb.fn.countAll<string>().as('n')])
+      .where('run_id', '=', runId)
+      .groupBy(['kind', 'outcome'])
+      .execute();
+    return rows.map((r) => ({ kind: r.kind, outcome: r.outcome, n: Number(r.n) }));
+  }
+
   /** The runs of the source that touched this record, latest first. */
   async runsOf(sourceId: string, kind: RecordKind, sourceKey: string, limit = 50): Promise<RecordRunRow[]> {
     const rows = await this.db

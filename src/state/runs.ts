@@ -261,6 +261,33 @@ export class RunsRepository {
   }
 
   /**
+   * Asks the pass of this run to stop before its next batch (the dashboard's Cancel): kept in the
+   * run's counts (`cancel`), which its pass reads before each batch (`cancelRequest`) and replaces
+   * with its own when it closes the run as `cancelled`. False when the run is not `running`.
+   */
+  async requestCancel(id: string, by: string): Promise<boolean> {
+    if (!/^\d{1,18}$/.test(id)) return false;
+    const cancel = JSON.stringify({ cancel: { by, at: new Date().toISOString() } });
+    const result = await this.db
+      .updateTable('runs')
+      .set({ counts: sql<Record<string, unknown>>`counts || ${cancel}::jsonb` })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Who asked to cancel this run (`requestCancel`), or null: one read on the primary key. */
+  async cancelRequest(id: string): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('runs')
+      .select(sql<string | null>`counts->'cancel'->>'by'`.as('by'))
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row?.by ?? null;
+  }
+
+  /**
    * Closes as `interrupted` the `running` runs (of one source, or all) whose process is gone:
    * nobody holds their lock. Runs of this process are never touched. Returns their ids.
    * Runs only once `holdRunLocks()` was called (a process that holds no lock of its own cannot

@@ -142,7 +142,7 @@ export interface DropFilesTable {
   name: string;
   checksum: string;
   size: string | number;
-  status: 'done' | 'failed' | 'rejected' | 'duplicate';
+  status: 'done' | 'partial' | 'failed' | 'rejected' | 'duplicate';
   rows: Generated<number>;
   failed_rows: Generated<number>;
   error: string | null;

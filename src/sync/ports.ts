@@ -242,6 +242,8 @@ export interface RunStore {
    * `rejectedFiles`, told once the pass is over).
    */
   addToCounts(id: string, facts: Record<string, unknown>): Promise<void>;
+  /** Who asked to cancel this run in progress (the dashboard's Cancel), or null: asked before each batch. */
+  cancelRequest(id: string): Promise<string | null>;
 }
 
 /** The stream cursors of a source, as far as the engine touches them (a full re-sync resets them). */

@@ -3,6 +3,7 @@ import { type Clock, systemClock } from '../domain/clock.js';
 import { errorCodeOf, errorKindOf, messageOf } from '../domain/errors.js';
 import type { AccountRecord, CreditNoteRecord, InvoiceRecord, RecordOrigin } from '../domain/records.js';
 import { unstorableFieldOf } from '../domain/text.js';
+import { PassLog, withPassLog } from '../logging/pass-log.js';
 import type { DownstreamFailure, RefusedUnit, Source, SourceBatch, SourceUnit } from '../sources/source.js';
 import { syncAccounts } from './account-sync.js';
 import { syncDocuments } from './document-sync.js';
@@ -10,7 +11,9 @@ import { recordFailure, recordRejected } from './failure-recorder.js';
 import { FingerprintSnapshots, type SnapshotPolicy } from './fingerprint-snapshot.js';
 import { LookupSwitch } from './lookup-switch.js';
 import type { KindCounts, SummaryKey } from './outcome.js';
+import { PassCancelledError } from './pass-cancelled.js';
 import { PassReport, type PassScope, type PlannedOperation, type ProgressEvent } from './pass-scope.js';
+import { tellPassEnd } from './pass-story.js';
 import type { SyncApi, SyncState } from './ports.js';
 import { LinkedAccounts } from './remote-lookup.js';
 import { applyUnitSnapshot, type SnapshotOutcome } from './snapshot-deletions.js';
@@ -72,6 +75,8 @@ export interface SourceSummary {
   skippedRows?: number;
   /** A dry run's look at each unit's first rows, as the configuration reads them. */
   previews?: UnitPreview[];
+  /** Who cancelled the pass (its run is `cancelled`; it stopped before a batch, the unit under way released). */
+  cancelled?: string;
 }
 
 /** What a pass had done when a fault stopped it, by the error that stopped it (see `summaryOfStoppedPass`). */
@@ -119,14 +124,25 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
   };
   const { report } = ctx;
   const passFence = props.fence;
-  const fence = passFence && runId ? () => passFence(runId) : undefined;
+  // Before each batch: the caller's fence, then whether a user cancelled the run (one indexed read).
+  const fence = runId
+    ? async () => {
+        await passFence?.(runId);
+        const by = await state.runs.cancelRequest(runId);
+        if (by !== null) throw new PassCancelledError(runId, by);
+      }
+    : undefined;
+  const passLog = new PassLog(ctx.logger, () => ctx.clock.now().getTime());
   const tags = new TagResolver(ctx);
-  const abandoned: SourceSummary['abandoned'] = [];
-  const warnings: SourceSummary['warnings'] = [];
-  const skipped: SourceSummary['skipped'] = [];
-  const snapshots: SnapshotOutcome[] = [];
-  let skippedRows = 0;
-  const previews: UnitPreview[] = [];
+  const collected: Collected = {
+    abandoned: [],
+    warnings: [],
+    skipped: [],
+    snapshots: [],
+    skippedRows: 0,
+    previews: [],
+  };
+  const { abandoned, warnings, skipped, snapshots, previews } = collected;
   /** The run's counts, with the snapshot outcomes when there are any. */
   const runCounts = () => (snapshots.length > 0 ? { ...report.counts, snapshots } : report.counts);
   /** What the pass did so far: its summary at its end, or when a fault stopped it. */
@@ -147,47 +163,20 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
       ...(waiting ? { waiting } : {}),
       snapshots,
       ignored: [...(notices?.ignored ?? [])],
-      skippedRows,
+      skippedRows: collected.skippedRows,
       ...(dryRun ? { previews } : {}),
     };
   };
   try {
-    for await (const unit of source.units()) {
-      report.startUnit({
-        name: unit.name,
-        ...(unit.expectedRecords !== undefined ? { expectedRecords: unit.expectedRecords } : {}),
-        ...(unit.duplicateOf ? { duplicateOf: unit.duplicateOf } : {}),
-      });
-      if (unit.duplicateOf) skipped.push({ unit: unit.name, duplicateOf: unit.duplicateOf });
-      for (const warning of unit.warnings ?? []) warnings.push({ unit: unit.name, warning });
-      if (unit.alreadySynced) report.alreadySynced(unit.stream, unit.alreadySynced);
-      const preview = dryRun ? new PreviewCollector() : undefined;
-      const read = await drainUnit(ctx, tags, unit, preview, fence);
-      if (preview && preview.rows.length > 0) previews.push({ unit: unit.name, rows: preview.rows });
-      skippedRows += unit.skippedRows ?? 0;
-      if (read !== true) {
-        abandoned.push({ unit: unit.name, reason: read });
-        if (!dryRun) await unit.abandon(read);
-        continue;
-      }
-      // A snapshot unit read to its end: the records it lacks are deleted, before it is completed.
-      const snapshot = unit.snapshot ? await applyUnitSnapshot(ctx, tags, unit, unit.snapshot) : null;
-      if (snapshot) {
-        snapshots.push(snapshot);
-        warnings.push({ unit: unit.name, warning: snapshot.message });
-      }
-      if (dryRun) await unit.release();
-      else
-        await unit.complete({
-          failures: report.takeUnitFailures(),
-          ...(snapshot ? { notes: [snapshot.message] } : {}),
-        });
-      ctx.logger.info(
-        { unit: unit.name, failed: report.unitFailedAll, failedAfterChecks: report.unitFailed },
-        'unit done',
-      );
-    }
+    await withPassLog(passLog, () => drainSource(ctx, tags, source, fence, collected));
   } catch (error) {
+    if (runId && error instanceof PassCancelledError) {
+      await state.runs.finish(runId, 'cancelled', runCounts(), messageOf(error));
+      const cancelled = { ...summary(), cancelled: error.by };
+      tellPassEnd(ctx.logger, cancelled, 'cancelled', passLog);
+      return cancelled;
+    }
+    ctx.logger.error({ code: errorCodeOf(error), reason: messageOf(error) }, 'pass failed');
     // The run says why; when the state DB is what failed, the run's row may not be writable either.
     if (runId)
       await state.runs
@@ -200,10 +189,71 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
   }
   const done = summary();
   const failed = report.anyFailed || done.abandoned.length > 0;
-  if (runId) await state.runs.finish(runId, failed ? 'partial' : 'succeeded', runCounts());
+  const status = failed ? 'partial' : 'succeeded';
+  if (runId) {
+    await state.runs.finish(runId, status, runCounts());
+    tellPassEnd(ctx.logger, done, status, passLog);
+  }
   if (!dryRun && (await state.recordMap.maintainIfGrown()))
     ctx.logger.debug('record map vacuumed and analyzed after many writes');
   return done;
+}
+
+/** What a pass collects unit by unit, beyond its report's counts. */
+interface Collected {
+  abandoned: SourceSummary['abandoned'];
+  warnings: SourceSummary['warnings'];
+  skipped: SourceSummary['skipped'];
+  snapshots: SnapshotOutcome[];
+  skippedRows: number;
+  previews: UnitPreview[];
+}
+
+/** Every unit of the source, each drained then completed (or abandoned, or released in a dry run). */
+async function drainSource(
+  ctx: PassScope,
+  tags: TagResolver,
+  source: Source,
+  fence: (() => Promise<void>) | undefined,
+  collected: Collected,
+): Promise<void> {
+  const { report, dryRun } = ctx;
+  const { abandoned, warnings, skipped, snapshots, previews } = collected;
+  for await (const unit of source.units()) {
+    report.startUnit({
+      name: unit.name,
+      ...(unit.expectedRecords !== undefined ? { expectedRecords: unit.expectedRecords } : {}),
+      ...(unit.duplicateOf ? { duplicateOf: unit.duplicateOf } : {}),
+    });
+    if (unit.duplicateOf) skipped.push({ unit: unit.name, duplicateOf: unit.duplicateOf });
+    for (const warning of unit.warnings ?? []) warnings.push({ unit: unit.name, warning });
+    if (unit.alreadySynced) report.alreadySynced(unit.stream, unit.alreadySynced);
+    const preview = dryRun ? new PreviewCollector() : undefined;
+    const read = await drainUnit(ctx, tags, unit, preview, fence);
+    if (preview && preview.rows.length > 0) previews.push({ unit: unit.name, rows: preview.rows });
+    collected.skippedRows += unit.skippedRows ?? 0;
+    if (read !== true) {
+      abandoned.push({ unit: unit.name, reason: read });
+      if (!dryRun) await unit.abandon(read);
+      continue;
+    }
+    // A snapshot unit read to its end: the records it lacks are deleted, before it is completed.
+    const snapshot = unit.snapshot ? await applyUnitSnapshot(ctx, tags, unit, unit.snapshot) : null;
+    if (snapshot) {
+      snapshots.push(snapshot);
+      warnings.push({ unit: unit.name, warning: snapshot.message });
+    }
+    if (dryRun) await unit.release();
+    else
+      await unit.complete({
+        failures: report.takeUnitFailures(),
+        ...(snapshot ? { notes: [snapshot.message] } : {}),
+      });
+    ctx.logger.info(
+      { unit: unit.name, failed: report.unitFailedAll, failedAfterChecks: report.unitFailed },
+      'unit done',
+    );
+  }
 }
 
 /**
@@ -233,7 +283,13 @@ async function drainUnit(
   } catch (error) {
     const reason = messageOf(error);
     if (errorKindOf(error) !== 'data') {
-      ctx.logger.error({ unit: unit.name, code: errorCodeOf(error), reason }, 'pass stopped: unit released');
+      if (error instanceof PassCancelledError)
+        ctx.logger.info({ unit: unit.name, by: error.by }, 'pass cancelled: unit released');
+      else
+        ctx.logger.error(
+          { unit: unit.name, code: errorCodeOf(error), reason },
+          'pass stopped: unit released',
+        );
       await unit
         .release()
         .catch((released: unknown) =>

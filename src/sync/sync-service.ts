@@ -99,6 +99,8 @@ export class SyncService {
           options.fence,
         ),
       );
+      // Cancelled while it replayed: the pass of the source is not started either.
+      if (summaries[0]?.cancelled) return summaries;
     }
     const source = this.props.sourceFactory.create(config, { dryRun: options.dryRun ?? false });
     summaries.push(
@@ -250,7 +252,8 @@ export class SyncService {
       if (stopped) await settleUnreadFiles(files, stopped, null);
       throw error;
     }
-    if (!dryRun) await settleUnreadFiles(files, summary, started);
+    // A cancelled pass read none of its files to their end: it resolves none of their failures.
+    if (!dryRun) await settleUnreadFiles(files, summary, summary.cancelled ? null : started);
     return summary;
   }
 }

@@ -34,6 +34,9 @@ export async function recordUnreadFiles(props: UnreadFilesProps, summary: Source
   // well in `status` alone.
   const ignored = summary.ignored ?? [];
   if (ignored.length > 0) await props.state.runs.addToCounts(runId, storableCopy({ ignoredFiles: ignored }));
+  // Files still being written: a run that found only those says so, rather than "succeeded 0/0/0/0".
+  if (summary.waiting)
+    await props.state.runs.addToCounts(runId, storableCopy({ waitingFiles: summary.waiting }));
   if (summary.abandoned.length === 0) return;
   const rejected: RunRejectedFile[] = summary.abandoned.map((a) => ({ file: a.unit, reason: a.reason }));
   await props.state.runs.addToCounts(runId, storableCopy({ rejectedFiles: rejected }));

@@ -47,7 +47,7 @@ td.message { max-width: 28rem; } td.error { color: var(--bad); max-width: 20rem;
 table.compact { border: 0; } table.compact td { padding: .2rem .4rem; }
 .badge { display: inline-block; padding: 0 .45rem; border-radius: 999px; font-size: 12px; font-weight: 600; background: #eef0f4; color: #3b4352; }
 .badge-succeeded, .badge-done, .badge-active, .badge-ok { background: #e3f4ea; color: var(--ok); }
-.badge-partial, .badge-paused, .badge-duplicate, .badge-interrupted, .badge-warn { background: #fdf1dc; color: var(--warn); }
+.badge-partial, .badge-paused, .badge-duplicate, .badge-interrupted, .badge-cancelled, .badge-waiting, .badge-warn { background: #fdf1dc; color: var(--warn); }
 .badge-failed, .badge-rejected, .badge-fail { background: #fde7e5; color: var(--bad); }
 .badge-running { background: #e6ecfc; color: var(--accent); }
 .tag { font-size: 11px; padding: 0 .35rem; border: 1px solid var(--line); border-radius: 4px; color: var(--muted); }

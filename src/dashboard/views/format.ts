@@ -43,9 +43,25 @@ export const KIND_LABEL: Readonly<Record<string, string>> = {
 
 /**
  * A run's status; a `running` run whose process is gone reads `stale` (a later pass of its source,
- * or the next worker start, closes it as `interrupted`).
+ * or the next worker start, closes it as `interrupted`); a run that read nothing because its files
+ * were still being written says so.
  */
-export const runBadge = (run: { status: string; stale?: boolean }): SafeHtml =>
-  run.stale
-    ? html`<span title="its process is gone (killed or crashed): the next pass of the source marks it interrupted">${badge('stale')}</span>`
-    : badge(run.status);
+export const runBadge = (run: {
+  status: string;
+  stale?: boolean;
+  totals?: { created: number; updated: number; unchanged: number; failed: number };
+  waitingFiles?: { files: readonly string[] } | null;
+}): SafeHtml => {
+  if (run.stale)
+    return html`<span title="its process is gone (killed or crashed): the next pass of the source marks it interrupted">${badge('stale')}</span>`;
+  // A pass that found only files still being written read nothing: not "succeeded 0/0/0/0".
+  const t = run.totals;
+  if (
+    run.status === 'succeeded' &&
+    run.waitingFiles &&
+    t &&
+    t.created + t.updated + t.unchanged + t.failed === 0
+  )
+    return badge('waiting', 'nothing read: files being written');
+  return badge(run.status);
+};

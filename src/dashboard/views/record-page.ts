@@ -35,7 +35,7 @@ export function recordPage(p: RecordPageProps): SafeHtml {
 <h1>Record search</h1>
 <form method="get" action="/records" class="row card" id="record-search">
   <label>Source <select name="source">${p.sourceIds.map((id) => html`<option value="${id}"${id === p.source ? html` selected` : ''}>${id}</option>`)}</select></label>
-  <label>Source id <input name="q" value="${p.q}" maxlength="200" required placeholder="INV-42" autofocus></label>
+  <label>Source id, invoice number or customer name <input name="q" value="${p.q}" maxlength="200" required placeholder="INV-42, F-00042 or Acme" autofocus></label>
   <button type="submit" class="primary">Search</button>
 </form>
 ${results(p)}`;
@@ -45,9 +45,12 @@ function results(p: RecordPageProps): SafeHtml | string {
   if (p.q === '') return '';
   if (p.details.length > 0) return html`${p.details.map((d) => recordCard(d, p))}`;
   if (p.near.length === 0)
-    return html`<p class="muted" id="no-record">${p.source} has no record with a source id starting with <code>${p.q}</code>.</p>`;
-  return html`<section id="near"><p>No record of ${p.source} has the source id <code>${p.q}</code>; these start with it:</p>
-<ul>${p.near.map((h) => html`<li><a href="${recordHref(p.source, h.sourceKey)}"><code>${h.sourceKey}</code></a> <span class="muted">${KIND_LABEL[h.kind]}</span></li>`)}</ul></section>`;
+    return html`<p class="muted" id="no-record">${p.source} has no record whose source id starts with <code>${p.q}</code>, whose number holds it or whose customer's name holds it.</p>`;
+  return html`<section id="near"><p>No record of ${p.source} has the source id or number <code>${p.q}</code>; these come near:</p>
+<ul>${p.near.map(
+    (h) =>
+      html`<li data-hit="${h.kind}:${h.sourceKey}"><a href="${recordHref(p.source, h.sourceKey)}"><code>${h.sourceKey}</code></a> <span class="muted">${KIND_LABEL[h.kind]}</span>${h.number ? html` · number <code data-field="number">${h.number}</code>` : ''}${h.customer ? html` · <span data-field="customer">${h.customer}</span>` : ''}</li>`,
+  )}</ul></section>`;
 }
 
 function recordCard(d: RecordDetail, p: RecordPageProps): SafeHtml {

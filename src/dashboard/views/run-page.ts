@@ -1,3 +1,4 @@
+import type { RecordKind } from '../../domain/records.js';
 import type { FailureHistoryRow } from '../../state/failure-queries.js';
 import type { RunLogLine } from '../../state/run-logs.js';
 import type { RunRecordRow } from '../../state/run-records.js';
@@ -20,7 +21,15 @@ export interface RunPageProps {
   logs: readonly RunLogLine[];
   /** The bull-board page of the job that ran it, when the queue still has it. */
   jobHref: string | null;
+  /**
+   * For a run that has no counts of its own (killed before it wrote them, or still running): the
+   * records it touched by kind and outcome, shown instead.
+   */
+  touched?: ReadonlyArray<{ kind: RecordKind; outcome: 'created' | 'updated' | 'failed'; n: number }>;
 }
+
+/** How recent a finished run's missing log is "not written yet" rather than pruned. */
+const LOG_LAG_MS = 2 * 60_000;
 
 const STREAMS = [
   ['accounts', 'accounts'],
@@ -31,6 +40,7 @@ const STREAMS = [
 /** `/runs/:id`: how a run went, the records it touched, its failures and its log. */
 export function runPage(p: RunPageProps): SafeHtml {
   const { run } = p;
+  const counts = p.touched ? countsFromTouched(p.touched) : run.counts;
   const base = `/runs/${run.id}`;
   const link = (page: number, outcome: OutcomeFilter) =>
     `${base}?${new URLSearchParams({ ...(outcome ? { outcome } : {}), ...(page > 1 ? { page: String(page) } : {}) }).toString()}`;
@@ -46,10 +56,11 @@ export function runPage(p: RunPageProps): SafeHtml {
     ${run.error ? html`<dt>Error</dt><dd class="bad" data-field="error">${run.error}</dd>` : ''}
     ${p.jobHref ? html`<dt>Job</dt><dd><a href="${p.jobHref}" data-field="job">in bull-board</a></dd>` : ''}
   </dl>
+  ${p.touched ? html`<p class="muted small" data-field="counts-from-records">${run.finishedAt === null ? 'So far' : 'Its process ended before it wrote its counts'}: counted from the records it touched (unchanged records are not kept).</p>` : ''}
   <table class="compact counts" id="run-counts"><thead><tr><th></th><th class="num">created</th><th class="num">updated</th><th class="num">unchanged</th><th class="num">failed</th></tr></thead>
   <tbody>${STREAMS.map(
     ([key, label]) =>
-      html`<tr data-kind="${key}"><td>${label}</td><td class="num" data-field="created">${run.counts[key].created}</td><td class="num" data-field="updated">${run.counts[key].updated}</td><td class="num">${run.counts[key].unchanged}</td><td class="num${run.counts[key].failed > 0 ? ' bad' : ''}" data-field="failed">${run.counts[key].failed}</td></tr>`,
+      html`<tr data-kind="${key}"><td>${label}</td><td class="num" data-field="created">${counts[key].created}</td><td class="num" data-field="updated">${counts[key].updated}</td><td class="num">${counts[key].unchanged}</td><td class="num${counts[key].failed > 0 ? ' bad' : ''}" data-field="failed">${counts[key].failed}</td></tr>`,
   )}</tbody></table>
 </section>
 ${rejectedFilesSection(run)}
@@ -82,7 +93,7 @@ ${rejectedFilesSection(run)}
   <h2>Log <span class="count">${p.logs.length}</span></h2>
   ${
     p.logs.length === 0
-      ? html`<p class="muted">No line kept (the logs of old runs are pruned; a dry run has none).</p>`
+      ? html`<p class="muted" data-field="no-log">${emptyLogWhy(run, p.now)}</p>`
       : html`<table class="log" id="run-log-table"><thead><tr><th>time</th><th>level</th><th>message</th><th>fields</th></tr></thead>
 <tbody>${p.logs.map(
           (l) =>
@@ -90,6 +101,26 @@ ${rejectedFilesSection(run)}
         )}</tbody></table>`
   }
 </section>`;
+}
+
+/** Why a run's log is empty: not written yet (lines reach the state DB within a second or two), or pruned. */
+function emptyLogWhy(run: RunView, now: Date): string {
+  if (run.dryRun) return 'A dry run keeps no log.';
+  const end = run.finishedAt === null ? null : new Date(run.finishedAt).getTime();
+  if (end === null || now.getTime() - end < LOG_LAG_MS)
+    return 'No line written yet: the lines of a run reach the state DB within a second or two; reload.';
+  return 'No line kept: the logs of old runs are pruned (docs/dashboard.md, "Run history in the state DB").';
+}
+
+function countsFromTouched(touched: NonNullable<RunPageProps['touched']>): RunView['counts'] {
+  const stream = { account: 'accounts', invoice: 'invoices', creditNote: 'creditNotes' } as const;
+  const counts: RunView['counts'] = {
+    accounts: { created: 0, updated: 0, unchanged: 0, failed: 0 },
+    invoices: { created: 0, updated: 0, unchanged: 0, failed: 0 },
+    creditNotes: { created: 0, updated: 0, unchanged: 0, failed: 0 },
+  };
+  for (const t of touched) counts[stream[t.kind]][t.outcome] += t.n;
+  return counts;
 }
 
 const levelStatus = (level: string): string =>

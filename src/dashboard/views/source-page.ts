@@ -4,6 +4,7 @@ import type { DropFileView } from '../../state/detail-queries.js';
 import type { FailureHistoryRow } from '../../state/failure-queries.js';
 import type { SourcePause } from '../../state/paused-sources.js';
 import type { CursorRecord } from '../../state/status-queries.js';
+import type { WaitingDropFile } from '../drop-folder-files.js';
 import type { ScheduleView } from '../schedule-words.js';
 import type { SourceProfile } from '../source-profile.js';
 import type { RunView } from '../status.js';
@@ -14,6 +15,8 @@ import { type PageOf, pager } from './pager.js';
 import { type ReconciliationCardProps, reconciliationCard } from './reconciliation-view.js';
 import { rejectedFilesNote } from './rejected-files.js';
 import { settingFacts } from './setting-facts.js';
+import { sourceActionForms } from './source-actions.js';
+import { waitingFilesNote } from './waiting-files.js';
 
 export interface SourcePageProps {
   config: SourceConfig;
@@ -44,6 +47,8 @@ export interface SourcePageProps {
   hasQueues: boolean;
   /** The last reconciliation and its actions (docs/reconcile.md); no card without it. */
   reconcile?: ReconciliationCardProps | undefined;
+  /** The files in its drop folder not taken yet (a CSV source), and how long one must stay unchanged. */
+  waiting?: { files: readonly WaitingDropFile[]; more: number; stableSeconds: number } | undefined;
 }
 
 const KINDS: readonly RecordKind[] = ['account', 'invoice', 'creditNote'];
@@ -71,7 +76,16 @@ export function sourcePage(p: SourcePageProps): SafeHtml {
   return html`<p class="crumbs"><a href="/">Sync</a> › source</p>
 <h1 data-source-page="${id}">${id} <span class="tag">${p.config.type}</span> <span data-field="state">${state}</span></h1>
 ${pauseCard(p)}
-<p class="links"><a href="${recordHref(id, '')}">Search its records</a>${p.hasQueues ? html` · <a href="/queues/queue/sync">Its jobs in bull-board</a>` : ''}</p>
+<section id="source-actions" class="card actions">${sourceActionForms({
+    sourceId: id,
+    csrfToken: p.csrfToken,
+    actionsEnabled: p.hasQueues,
+    paused: p.pause !== null,
+    openFailures: p.failuresPage.total,
+    runningRunId: p.running?.id,
+    back: 'source',
+  })}${p.running ? html` <span class="muted small" data-field="running-run">run <a href="/runs/${p.running.id}">#${p.running.id}</a> running since ${when(p.running.startedAt, p.now)}</span>` : ''}</section>
+<p class="links">${p.profile.dropFiles ? html`<a href="${base}/upload" data-link="upload">Upload a file</a> · ` : ''}<a href="${recordHref(id, '')}">Search its records</a>${p.hasQueues ? html` · <a href="/queues/queue/sync">Its jobs in bull-board</a>` : ''}</p>
 <section id="config" class="card">
   <h2>Configuration</h2>
   <dl class="facts">${configFacts(p)}</dl>
@@ -100,6 +114,7 @@ ${p.reconcile ? reconciliationCard(p.reconcile) : ''}
         )}</tbody></table>`
   }
 </section>
+${p.waiting ? waitingSection(p.waiting, p.now) : ''}
 ${p.profile.dropDir === null ? '' : filesSection(p, base)}`;
 }
 
@@ -136,7 +151,7 @@ export function runsTable(runs: readonly RunView[], now: Date): SafeHtml {
   return html`<table class="runs"><thead><tr><th>#</th><th>trigger</th><th>status</th><th>started</th><th>took</th><th class="num">created</th><th class="num">updated</th><th class="num">unchanged</th><th class="num">failed</th><th>error</th></tr></thead>
 <tbody>${runs.map(
     (r) =>
-      html`<tr data-run="${r.id}"><td><a href="/runs/${r.id}">${r.id}</a></td><td>${r.trigger}${r.dryRun ? ' (dry run)' : ''}</td><td>${runBadge(r)}</td><td>${when(r.startedAt, now)}</td><td>${duration(r.durationMs)}</td><td class="num">${r.totals.created}</td><td class="num">${r.totals.updated}</td><td class="num">${r.totals.unchanged}</td><td class="num${r.totals.failed > 0 ? ' bad' : ''}">${r.totals.failed}</td><td class="error">${r.error ?? ''}${rejectedFilesNote(r)}</td></tr>`,
+      html`<tr data-run="${r.id}"><td><a href="/runs/${r.id}">${r.id}</a></td><td>${r.trigger}${r.dryRun ? ' (dry run)' : ''}</td><td>${runBadge(r)}</td><td>${when(r.startedAt, now)}</td><td>${duration(r.durationMs)}</td><td class="num">${r.totals.created}</td><td class="num">${r.totals.updated}</td><td class="num">${r.totals.unchanged}</td><td class="num${r.totals.failed > 0 ? ' bad' : ''}">${r.totals.failed}</td><td class="error">${r.error ?? ''}${rejectedFilesNote(r)}${waitingFilesNote(r)}</td></tr>`,
   )}</tbody></table>`;
 }
 
@@ -156,6 +171,29 @@ function openFailures(p: SourcePageProps, base: string): SafeHtml {
     <button type="submit" formaction="/actions/failures/retry" formnovalidate${p.canQueue ? '' : html` disabled title="${p.whyNot}"`}>Retry selected</button>
   </div>
 </form>`;
+}
+
+const WAITING_STATE: Readonly<Record<WaitingDropFile['state'], [string, string]>> = {
+  writing: ['waiting', 'still being written'],
+  ready: ['ok', 'ready: the next pass takes it'],
+  ignored: ['warn', "ignored: no kind's pattern takes its name"],
+};
+
+/** The drop folder's files not taken yet: those still being written wait `stableSeconds` unchanged. */
+function waitingSection(w: NonNullable<SourcePageProps['waiting']>, now: Date): SafeHtml {
+  return html`<section id="waiting-files">
+  <h2>Files waiting <span class="count" data-field="waiting-count">${w.files.length + w.more}</span></h2>
+  ${
+    w.files.length === 0
+      ? html`<p class="muted">None: the drop folder holds no file that was not taken.</p>`
+      : html`<p class="muted small">A file is taken once it has stayed unchanged for ${w.stableSeconds} s (<code>stableSeconds</code>): until then it is still being written.</p>
+<table id="waiting-files-table"><thead><tr><th>file</th><th>kind</th><th class="num">size</th><th>modified</th><th>state</th></tr></thead>
+<tbody>${w.files.map((f) => {
+          const [status, label] = WAITING_STATE[f.state];
+          return html`<tr data-waiting-file="${f.name}" data-state="${f.state}"><td><code>${f.name}</code></td><td>${f.kind ?? ''}</td><td class="num">${f.size}</td><td>${when(f.modifiedAt.toISOString(), now)}</td><td>${badge(status, label)}</td></tr>`;
+        })}</tbody></table>${w.more > 0 ? html`<p class="muted small">and ${w.more} more.</p>` : ''}`
+  }
+</section>`;
 }
 
 function filesSection(p: SourcePageProps, base: string): SafeHtml {

@@ -4,6 +4,8 @@ import { groupedSources } from './connection-groups.js';
 import { badge, duration, KIND_LABEL, prettyJson, runBadge, utc, when } from './format.js';
 import { type HtmlValue, html, type SafeHtml } from './html.js';
 import { rejectedFilesNote } from './rejected-files.js';
+import { sourceActionForms } from './source-actions.js';
+import { waitingFilesNote } from './waiting-files.js';
 
 export interface SyncPageProps {
   status: DashboardStatus;
@@ -73,7 +75,7 @@ function sourceCard(source: SourceView, props: SyncPageProps): SafeHtml {
     <dt>Last run</dt>
     <dd data-field="last-run">${
       last
-        ? html`<span data-field="last-run-status">${runBadge(last)}</span> ${when(last.finishedAt ?? last.startedAt, props.now)} <a class="muted" href="/runs/${last.id}">#${last.id}</a> <span class="muted">· ${last.trigger}</span><br>${countsLine(last.totals, 'last-run')}`
+        ? html`<span data-field="last-run-status">${runBadge(last)}</span> ${when(last.finishedAt ?? last.startedAt, props.now)} <a class="muted" href="/runs/${last.id}">#${last.id}</a> <span class="muted">· ${last.trigger}</span><br>${countsLine(last.totals, 'last-run')}${waitingFilesNote(last)}`
         : html`<span class="muted">never synced</span>`
     }</dd>
     <dt>Synced records</dt>
@@ -113,22 +115,14 @@ function pauseFact(source: SourceView, now: Date): SafeHtml | '' {
 }
 
 function sourceActions(source: SourceView, props: SyncPageProps): SafeHtml {
-  const off = !props.actionsEnabled || source.paused;
-  const why = !props.actionsEnabled
-    ? 'no queues: start the worker (REDIS_URL) to run actions'
-    : source.paused
-      ? 'paused: resume it first'
-      : '';
-  const action = (
-    name: string,
-    label: string,
-    options: { disabled?: boolean; confirm?: string; primary?: boolean } = {},
-  ) =>
-    html`<form method="post" action="/actions/sources/${encodeURIComponent(source.id)}/${name}" class="inline"${options.confirm ? html` data-confirm="${options.confirm}"` : ''}><input type="hidden" name="_csrf" value="${props.csrfToken}"><button type="submit" name="action" value="${name}"${options.primary ? html` class="primary"` : ''}${options.disabled ? html` disabled title="${why}"` : ''}>${label}</button></form>`;
-  return html`${action('resync', 'Re-sync', { disabled: off, primary: true })}
-${action('full-resync', 'Full re-sync', { disabled: off, confirm: `Full re-sync of ${source.id}: forget its hashes and cursors and compare every record again (no duplicates are created). Continue?` })}
-${action('retry-failures', 'Retry failures', { disabled: off || source.openFailures === 0 })}
-${source.paused ? action('resume', 'Resume') : action('pause', 'Pause', { confirm: `Pause ${source.id}? Schedules, file polling and actions stop until it is resumed.` })}`;
+  return sourceActionForms({
+    sourceId: source.id,
+    csrfToken: props.csrfToken,
+    actionsEnabled: props.actionsEnabled,
+    paused: source.paused,
+    openFailures: source.openFailures,
+    runningRunId: source.running && !source.running.stale ? source.running.id : null,
+  });
 }
 
 function countsLine(c: KindCounts, field: string, title?: string): SafeHtml {

@@ -17,7 +17,15 @@ export type CsvSourceErrorCode =
    * No space left (ENOSPC, EDQUOT) to write a file's report or to archive it: infrastructure, the
    * file goes back to the drop folder and the next pass with space reads it again.
    */
-  | 'CSV_DROP_DIR_FULL';
+  | 'CSV_DROP_DIR_FULL'
+  /** An uploaded file's name cannot be dropped (empty, hidden, too long) or matches no kind (`files:`). */
+  | 'CSV_UPLOAD_NAME_REFUSED'
+  /** An uploaded file is larger than the dashboard takes (`dashboard.uploadMaxMb`). */
+  | 'CSV_UPLOAD_TOO_LARGE'
+  /** No upload waits under that id (synced or discarded already, or never staged). */
+  | 'CSV_UPLOAD_UNKNOWN'
+  /** Every free name for an upload in the drop folder matches another kind, or none is left. */
+  | 'CSV_UPLOAD_NAME_TAKEN';
 
 /**
  * An error of the CSV source; none is worth retrying as is (the configuration or the caller must

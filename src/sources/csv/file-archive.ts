@@ -70,7 +70,8 @@ export async function archiveRead(
     name: file.name,
     checksum: file.checksum,
     size: file.size,
-    status: failedRows > 0 ? 'failed' : 'done',
+    // 1 good row and 4 bad: `partial`; `failed` only when no row went through.
+    status: failedRows === 0 ? 'done' : failedRows < rows ? 'partial' : 'failed',
     rows,
     failedRows,
     archivedPath,

@@ -312,8 +312,9 @@ describe('failed rows and the report', () => {
       '7,,the row has 10 fields but the header has 9,INV-6,ACC-1,F-6,2026-01-15,2026-02-14,1.00,0.00,,,extra',
       '',
     ]);
+    // One row of five went through: the file is partial, not failed.
     expect(ledger.entries[0]).toMatchObject({
-      status: 'failed',
+      status: 'partial',
       rows: 5,
       failedRows: 4,
       archivedPath: archived('invoices.csv'),
@@ -338,7 +339,7 @@ describe('failed rows and the report', () => {
     ]);
     const report = await readFile(archived('accounts.csv.errors.csv'), 'utf8');
     expect(report.split('\r\n')[1]).toMatch(/^3,,"the file cannot be read from this line on/);
-    expect(ledger.entries[0]).toMatchObject({ status: 'failed', failedRows: 1 });
+    expect(ledger.entries[0]).toMatchObject({ status: 'partial', failedRows: 1 });
   });
 
   it('when invoice rows point at PDFs, then only PDFs inside the drop folder are taken', async () => {
@@ -481,6 +482,7 @@ describe('the same content dropped twice', () => {
   });
 
   it('when the earlier pass of that content had failed rows, then it is read again (a retry)', async () => {
+    // (Its first entry is partial: one of its two rows went through.)
     await drop('invoices.csv', INVOICES);
     await pass(source(), () => [
       { origin: { file: 'invoices.csv', line: 2 }, sourceKey: 'INV-1', reason: 'no account' },
@@ -488,6 +490,6 @@ describe('the same content dropped twice', () => {
     await drop('invoices.csv', INVOICES);
     const units = await pass(source());
     expect(units.map((u) => u.records.length)).toEqual([2]);
-    expect(ledger.entries.map((e) => e.status)).toEqual(['failed', 'done']);
+    expect(ledger.entries.map((e) => e.status)).toEqual(['partial', 'done']);
   });
 });

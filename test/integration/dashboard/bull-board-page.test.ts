@@ -67,4 +67,14 @@ describe("bull-board's page as the dashboard serves it (real Redis)", () => {
     expect(stranger.statusCode).toBe(401);
     expect(stranger.headers['content-security-policy']).toContain("style-src 'self';");
   });
+
+  it('when any bull-board page is opened, then a link back to the dashboard is in sight, not only in its links menu', async () => {
+    const app = testApp(state, { queues });
+    for (const url of ['/queues', '/queues/queue/sync']) {
+      const res = await app.inject({ url, headers: { authorization: basic(), accept: 'text/html' } });
+      expect(res.body, url).toMatch(
+        /<body[^>]*>\s*<a href="\/" id="back-to-dashboard"[^>]*>&larr; Sync dashboard<\/a>/,
+      );
+    }
+  });
 });

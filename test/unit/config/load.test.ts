@@ -16,7 +16,13 @@ describe('configuration', () => {
   it('when no file exists, then the built-in defaults are used', () => {
     const { config, file } = loadConfig({ env: {}, cwd: dir() });
     expect(file).toBeNull();
-    expect(config.dashboard).toEqual({ host: '127.0.0.1', port: 3000, queueAdmin: false, trustProxy: false });
+    expect(config.dashboard).toEqual({
+      host: '127.0.0.1',
+      port: 3000,
+      queueAdmin: false,
+      trustProxy: false,
+      uploadMaxMb: 10,
+    });
     // No source by default: nothing is synced by accident.
     expect(config.sources).toEqual([]);
   });

@@ -583,6 +583,11 @@ export class FakeState implements SyncState {
         const run = this.runRows.find((r) => r.id === id)!;
         run.counts = { ...(run.counts as Record<string, unknown>), ...facts };
       }),
+    // Not a counted call: asked before each batch, it would shift the faults planned by call number.
+    cancelRequest: async (id) => {
+      const cancel = (this.runRows.find((r) => r.id === id)?.counts as Record<string, unknown>)?.cancel;
+      return (cancel as { by?: string } | undefined)?.by ?? null;
+    },
   };
 
   readonly cursors: SyncState['cursors'] = { reset: async () => [] };
