@@ -6,7 +6,7 @@ const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 /**
  * Runs the CLI on a pseudo-terminal (`script` from util-linux), 200 columns wide, as a person at a
- * terminal would; `stdoutFile` sends its stdout to a file instead (a pipe), stderr staying on the
+ * terminal would (TERM set, no CI); `stdoutFile` sends its stdout to a file instead (a pipe), stderr staying on the
  * terminal. Resolves with what the terminal showed. An `env` value `undefined` removes the variable.
  */
 export async function onTerminal(
@@ -18,7 +18,9 @@ export async function onTerminal(
   const redirect = options.stdoutFile ? ` > ${quote(options.stdoutFile)}` : '';
   const child = spawn('script', ['-qfec', `stty cols 200; exec ${command}${redirect}`, '/dev/null'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
+    // A person's terminal: TERM names one, and no `CI` (Node shows no colour under a CI it does not
+    // know, as `.ci/run`'s `CI=true` is); the caller's env may set either back.
+    env: { ...process.env, TERM: 'xterm-256color', CI: undefined, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let screen = '';
