@@ -13,12 +13,12 @@
  * (src/cli/heap-growth.ts), to compare.
  * Prints one line per figure, then one JSON line.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { startCliSandbox } from './cli-sandbox.js';
 import { dropSchemas, median } from './sync-state-db.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -107,25 +107,6 @@ async function runCli(
   };
 }
 
-/** The CLI's sandbox, its first stdout line parsed. */
-async function startSandbox(): Promise<{ child: ChildProcess; env: NodeJS.ProcessEnv }> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--quota', '1000000'], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const [first] = (await once(lines, 'line')) as [string];
-  const info = JSON.parse(first) as { baseUrl: string; accessToken: string; organizationId: string };
-  return {
-    child,
-    env: {
-      RECEIVABLES_BASE_URL: info.baseUrl,
-      RECEIVABLES_ACCESS_TOKEN: info.accessToken,
-      RECEIVABLES_ORGANIZATION_ID: info.organizationId,
-      LOG_LEVEL: 'warn',
-    },
-  };
-}
-
 function medianOf(runs: ProcessFigures[]): ProcessFigures {
   const of = (key: keyof ProcessFigures) => median(runs.map((r) => r[key]));
   return {
@@ -195,7 +176,7 @@ const line = (f: ProcessFigures) =>
 
 async function main(): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'rs-bench-cli-'));
-  const sandbox = await startSandbox();
+  const sandbox = await startCliSandbox(BIN);
   try {
     const kinds: Array<'embedded' | 'postgres'> = process.env.DATABASE_URL
       ? ['embedded', 'postgres']

@@ -19,13 +19,13 @@
  * record within 1.5×; at 100,000 records or more, peak RSS ≤ 300 MB on the embedded state DB), and
  * one JSON line.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import pg from 'pg';
+import { startCliSandbox } from './cli-sandbox.js';
 import { dropSchemas, median } from './sync-state-db.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -111,25 +111,6 @@ function processCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** The CLI's sandbox, quota `quota` per 60 s: its first stdout line parsed. */
-async function startSandbox(quota: number): Promise<{ child: ChildProcess; env: NodeJS.ProcessEnv }> {
-  const child = spawn(NODE, [BIN, 'sandbox', '--port', '0', '--quota', String(quota)], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const [first] = (await once(lines, 'line')) as [string];
-  const info = JSON.parse(first) as { baseUrl: string; accessToken: string; organizationId: string };
-  return {
-    child,
-    env: {
-      RECEIVABLES_BASE_URL: info.baseUrl,
-      RECEIVABLES_ACCESS_TOKEN: info.accessToken,
-      RECEIVABLES_ORGANIZATION_ID: info.organizationId,
-      LOG_LEVEL: 'warn',
-    },
-  };
-}
-
 /** One first sync of `records` rows on `engine`, in a new folder, state DB and sandbox. */
 async function firstSync(
   engine: Engine,
@@ -145,7 +126,10 @@ async function firstSync(
   );
   const { accounts, invoices } = dropFiles(join(cwd, 'drop'), records);
   // A create per record and a PATCH per paid invoice, ten times over: never the limit.
-  const sandbox = await startSandbox(Math.max(1_000_000, 10 * (records + invoices)));
+  const sandbox = await startCliSandbox(BIN, {
+    node: NODE,
+    quota: Math.max(1_000_000, 10 * (records + invoices)),
+  });
   const schema = `bench_scale_${process.pid}_${tag.replace(/\W/g, '_')}`;
   const env: NodeJS.ProcessEnv = { ...process.env, ...sandbox.env };
   if (engine === 'postgres') env.DATABASE_SCHEMA = schema;

@@ -13,13 +13,13 @@
  * when DATABASE_URL is set (a schema of its own per run, dropped after). Prints one line per
  * figure, then one JSON line.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
+import { startCliSandbox } from './cli-sandbox.js';
 import { dropSchemas } from './sync-state-db.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -176,24 +176,6 @@ const SINGER_SOURCE = {
   },
 };
 
-async function startSandbox(): Promise<{ child: ChildProcess; env: NodeJS.ProcessEnv }> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--quota', '1000000'], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const [first] = (await once(lines, 'line')) as [string];
-  const info = JSON.parse(first) as { baseUrl: string; accessToken: string; organizationId: string };
-  return {
-    child,
-    env: {
-      RECEIVABLES_BASE_URL: info.baseUrl,
-      RECEIVABLES_ACCESS_TOKEN: info.accessToken,
-      RECEIVABLES_ORGANIZATION_ID: info.organizationId,
-      LOG_LEVEL: 'warn',
-    },
-  };
-}
-
 /** One CLI process to its end, `input` (a file) on its stdin; its figures. */
 async function runCli(args: string[], cwd: string, env: NodeJS.ProcessEnv, input?: string): Promise<Figures> {
   const usageFile = join(cwd, 'usage.json');
@@ -230,7 +212,7 @@ async function measure(
   scratch: string,
   files: { tap: string; accounts: string; invoices: string },
 ): Promise<Figures> {
-  const sandbox = await startSandbox();
+  const sandbox = await startCliSandbox(BIN);
   const cwd = join(scratch, kind);
   mkdirSync(join(cwd, 'drop'), { recursive: true });
   const schema = `bench_singer_${kind}_${process.pid}`;

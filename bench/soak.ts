@@ -10,13 +10,13 @@
  * records the sandbox holds are checked against the rows dropped (each once).
  * Prints one line per figure, then one JSON line.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { type CliSandbox, startCliSandbox } from './cli-sandbox.js';
 import { dropSchemas } from './sync-state-db.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -36,32 +36,14 @@ const rssMb = (pid: number): number | null => {
   }
 };
 
-async function startSandbox(): Promise<{
-  child: ChildProcess;
-  env: NodeJS.ProcessEnv;
-  admin: (path: string) => Promise<unknown>;
-}> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--quota', '1000000'], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const [first] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-  const info = JSON.parse(first) as {
-    baseUrl: string;
-    accessToken: string;
-    organizationId: string;
-    adminToken: string;
-  };
+/** The CLI's sandbox, with a reader of its admin routes (`/__sandbox/...`). */
+async function startSandbox(): Promise<CliSandbox & { admin: (path: string) => Promise<unknown> }> {
+  const sandbox = await startCliSandbox(BIN);
   return {
-    child,
-    env: {
-      RECEIVABLES_BASE_URL: info.baseUrl,
-      RECEIVABLES_ACCESS_TOKEN: info.accessToken,
-      RECEIVABLES_ORGANIZATION_ID: info.organizationId,
-      LOG_LEVEL: 'warn',
-    },
+    ...sandbox,
     admin: async (path) => {
-      const response = await fetch(new URL(`/__sandbox${path}`, info.baseUrl), {
-        headers: { authorization: `Bearer ${info.adminToken}` },
+      const response = await fetch(new URL(`/__sandbox${path}`, sandbox.info.baseUrl), {
+        headers: { authorization: `Bearer ${sandbox.info.adminToken}` },
       });
       return response.json();
     },
