@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { SourceConfig } from '../config/schema.js';
 import type { Clock } from '../domain/clock.js';
 import { RECORD_KINDS, type RecordKind } from '../domain/records.js';
@@ -19,13 +19,11 @@ import type { FailuresCsvExport } from './deps.js';
 import { waitingDropFiles } from './drop-folder-files.js';
 import { DashboardError } from './errors.js';
 import { jobHrefOfRun } from './job-links.js';
-import { renderNotice } from './notices.js';
 import { reportFile } from './report-files.js';
 import { scheduleView } from './schedule-words.js';
+import { signedInPage } from './signed-in-page.js';
 import type { SourceProfiles } from './source-profile.js';
 import { runView } from './status.js';
-import type { HtmlValue } from './views/html.js';
-import { layout } from './views/layout.js';
 import { pageParam } from './views/pager.js';
 import { type RecordDetail, recordPage } from './views/record-page.js';
 import { type OutcomeFilter, runPage } from './views/run-page.js';
@@ -71,18 +69,7 @@ export function registerDetailRoutes(app: FastifyInstance, props: DetailRoutesPr
   const sourceIds = new Set(props.sources.map((s) => s.id));
   const hasQueues = props.queues !== undefined;
 
-  const page = (request: FastifyRequest, title: string, body: HtmlValue) => {
-    const notice = renderNotice(request.query as Record<string, unknown>, sourceIds);
-    return layout({
-      title,
-      user: auth.principal(request).user,
-      signedIn: true,
-      csrfToken: auth.csrfToken(request),
-      hasQueues,
-      banners: notice ? [notice] : [],
-      body,
-    }).value;
-  };
+  const page = signedInPage({ auth, sourceIds, hasQueues });
 
   app.get<{ Params: { sourceId: string }; Querystring: Record<string, string> }>(
     '/sources/:sourceId',

@@ -7,8 +7,7 @@ import { ReconciliationsRepository } from '../state/reconciliations.js';
 import { configOf } from './action-routes.js';
 import type { DashboardAuth } from './auth.js';
 import { DashboardError } from './errors.js';
-import { renderNotice } from './notices.js';
-import { layout } from './views/layout.js';
+import { signedInPage } from './signed-in-page.js';
 import { reconciliationPage } from './views/reconciliation-view.js';
 
 export interface ReconciliationRoutesProps {
@@ -32,6 +31,7 @@ export function registerReconciliationRoutes(app: FastifyInstance, props: Reconc
   const { auth, clock } = props;
   const repo = new ReconciliationsRepository(props.db);
   const sourceIds = new Set(props.sources.map((s) => s.id));
+  const page = signedInPage({ auth, sourceIds, hasQueues: props.hasQueues });
 
   app.get<{ Params: { sourceId: string; id: string } }>(
     '/sources/:sourceId/reconciliations/:id',
@@ -46,17 +46,12 @@ export function registerReconciliationRoutes(app: FastifyInstance, props: Reconc
           `no reconciliation #${id} of ${config.id}`,
         );
       const recent = await repo.recent(config.id, RECENT);
-      const notice = renderNotice(request.query as Record<string, unknown>, sourceIds);
       reply.type('text/html; charset=utf-8');
-      return layout({
-        title: `Reconciliation #${row.id}`,
-        user: auth.principal(request).user,
-        signedIn: true,
-        csrfToken: auth.csrfToken(request),
-        hasQueues: props.hasQueues,
-        banners: notice ? [notice] : [],
-        body: reconciliationPage({ row, now: clock.now(), recent }),
-      }).value;
+      return page(
+        request,
+        `Reconciliation #${row.id}`,
+        reconciliationPage({ row, now: clock.now(), recent }),
+      );
     },
   );
 }

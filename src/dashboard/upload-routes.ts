@@ -10,10 +10,11 @@ import { configOf, enqueue, usable } from './action-routes.js';
 import { type DashboardAuth, refuse, wantsHtml } from './auth.js';
 import type { DropUploads, UploadView } from './drop-uploads.js';
 import { DashboardError } from './errors.js';
-import { noticeQuery, renderNotice } from './notices.js';
+import { noticeQuery } from './notices.js';
+import { signedInPage } from './signed-in-page.js';
 import { asDashboardError } from './upload-errors.js';
-import { type HtmlValue, html } from './views/html.js';
-import { banner, layout } from './views/layout.js';
+import type { HtmlValue } from './views/html.js';
+import { banner } from './views/layout.js';
 import { refusalPage } from './views/sign-in-page.js';
 import { UPLOAD_CSS, UPLOAD_JS } from './views/upload-assets.js';
 import { previewPage, uploadPage, uploadPagePath, uploadPath } from './views/upload-page.js';
@@ -54,18 +55,7 @@ export function registerUploadRoutes(app: FastifyInstance, props: UploadRoutesPr
   const { auth, logger } = props;
   const sourceIds = new Set(props.sources.map((s) => s.id));
 
-  const page = (request: FastifyRequest, title: string, body: HtmlValue, banners: HtmlValue[] = []) => {
-    const notice = renderNotice(request.query as Record<string, unknown>, sourceIds);
-    return layout({
-      title,
-      user: auth.principal(request).user,
-      signedIn: true,
-      csrfToken: auth.csrfToken(request),
-      hasQueues: props.queues !== undefined,
-      banners: notice ? [notice, ...banners.map((b) => html`${b}`)] : banners.map((b) => html`${b}`),
-      body,
-    }).value;
-  };
+  const page = signedInPage({ auth, sourceIds, hasQueues: props.queues !== undefined });
 
   const formPage = async (request: FastifyRequest, config: SourceConfig, banners: HtmlValue[] = []) => {
     const { uploads } = props;
