@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, type Dirent } from 'node:fs';
 import { type FileHandle, link, lstat, open, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { createExclusive } from './exclusive-create.js';
 import { type ClaimStamp, changeSince, FileChangedError, stampOf } from './file-change.js';
 
 /**
@@ -28,7 +29,6 @@ export const STALE_COPY_MS = 5 * 60_000;
 const CHUNK = 1 << 20;
 
 const READ_NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW;
-const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 /** Hard links not supported by the file system (some network shares, FAT): a rename stands in. */
 export const NO_LINKS: ReadonlySet<string> = new Set(['EPERM', 'ENOTSUP', 'ENOSYS']);
@@ -60,7 +60,7 @@ export async function copyWhole(props: CopyProps): Promise<void> {
       props.scratchDir ?? dirname(target),
       `.${randomBytes(8).toString('hex')}${COPY_SUFFIX}`,
     );
-    const out = await open(scratch, CREATE_NEW, 0o666);
+    const out = await createExclusive(scratch);
     try {
       const copied = await copyBytes(source, out);
       await out.sync();

@@ -1,5 +1,5 @@
-import { constants, type Stats } from 'node:fs';
-import { type FileHandle, link, lstat, open, rename, unlink } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { link, lstat, rename, unlink } from 'node:fs/promises';
 import { copyWhole, NO_LINKS } from './cross-device-copy.js';
 import { type ClaimStamp, changeSince, FileChangedError, stampOf } from './file-change.js';
 
@@ -14,15 +14,7 @@ import { type ClaimStamp, changeSince, FileChangedError, stampOf } from './file-
 
 const errnoOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException).code;
 
-const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-
-/**
- * Creates `path` and opens it for writing. Fails with EEXIST when anything has the name, a
- * symbolic link included (even one to nowhere): nothing is written through or over it.
- */
-export function createExclusive(path: string): Promise<FileHandle> {
-  return open(path, CREATE_NEW, 0o666);
-}
+export { createExclusive } from './exclusive-create.js';
 
 export interface MoveOptions {
   /**
