@@ -9,7 +9,7 @@ import { type Clock, systemClock } from '../domain/clock.js';
 import { AppError, messageOf } from '../domain/errors.js';
 import { STREAM_ORDER } from '../domain/records.js';
 import type { CsvSourceConfig } from '../sources/csv/csv-source.js';
-import { DEFAULT_FILE_PATTERNS } from '../sources/csv/file-selection.js';
+import { filePatternsOf } from '../sources/csv/file-selection.js';
 import { type StagedFile, UploadStaging } from '../sources/csv/upload-staging.js';
 import type { SourceSummary } from '../sync/run-sync.js';
 import { type SyncRuntime, syncServiceOf } from './runtime.js';
@@ -44,8 +44,7 @@ export function createDropUploads(props: DropUploadsProps): DropUploads {
   const stagingOf = (source: SourceConfig) => new UploadStaging({ config: csvOf(source), clock });
   return {
     maxBytes: props.maxBytes,
-    namesTaken: (source) =>
-      STREAM_ORDER.flatMap((s) => csvOf(source).files?.[s] ?? DEFAULT_FILE_PATTERNS[s]).join(', '),
+    namesTaken: (source) => filePatternsOf(csvOf(source).files).join(', '),
     stage: async (source, sentName, content) =>
       viewOf(await stagingOf(source).stage(sentName, content, props.maxBytes)),
     list: async (source) => (await stagingOf(source).list()).map(viewOf),

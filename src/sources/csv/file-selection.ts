@@ -16,6 +16,10 @@ export const DEFAULT_FILE_PATTERNS: Readonly<Record<Stream, readonly string[]>> 
   creditNotes: ['credit-notes*.csv'],
 };
 
+/** Every pattern a source takes files by, kind after kind (`files:`, the contract's names where unset). */
+export const filePatternsOf = (patterns: FilePatterns = {}): string[] =>
+  STREAM_ORDER.flatMap((stream) => patterns[stream] ?? DEFAULT_FILE_PATTERNS[stream]);
+
 /** Names never taken: hidden files and the usual "still being written" conventions. */
 export function isIgnoredName(name: string): boolean {
   const lower = name.toLowerCase();

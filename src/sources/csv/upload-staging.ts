@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { lstat, lutimes, readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Clock } from '../../domain/clock.js';
-import { STREAM_ORDER, type Stream } from '../../domain/records.js';
+import type { Stream } from '../../domain/records.js';
 import type { CsvSourceConfig } from './csv-source.js';
 import { PROCESSING_DIR } from './drop-folder.js';
 import { NAME_BYTES_KEPT, numberedName } from './drop-names.js';
 import { CsvSourceError } from './errors.js';
 import { createExclusive, lstatOrNull, moveNoClobber } from './exclusive-entries.js';
-import { DEFAULT_FILE_PATTERNS, fileKinds } from './file-selection.js';
+import { fileKinds, filePatternsOf } from './file-selection.js';
 import { workingFolder } from './working-folder.js';
 
 /**
@@ -74,8 +74,7 @@ export function uploadName(sent: string, config: CsvSourceConfig): { name: strin
 }
 
 function patternsOf(config: CsvSourceConfig): string {
-  const patterns = STREAM_ORDER.flatMap((stream) => config.files?.[stream] ?? DEFAULT_FILE_PATTERNS[stream]);
-  return `like ${patterns.join(', ')} (the source's files: setting)`;
+  return `like ${filePatternsOf(config.files).join(', ')} (the source's files: setting)`;
 }
 
 /**
