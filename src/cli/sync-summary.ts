@@ -21,6 +21,11 @@ export interface JsonSummary {
    * less than its `stableSeconds` ago): per source, their names.
    */
   waiting?: Array<{ sourceId: string; files: string[]; stableSeconds: number }>;
+  /**
+   * Present when a unit said something of itself as a whole (a file's unknown columns, a file
+   * changed after it was claimed and put back to be read again): per unit, as the text report says it.
+   */
+  warnings?: Array<{ sourceId: string; unit: string; warning: string }>;
   /** Files that could not be read at all (their format, a required column missing): moved to rejected/. */
   rejectedFiles: Array<{ sourceId: string; file: string; reason: string }>;
   /** Files of a drop folder whose names match no kind (`files:`): left where they are. */
@@ -74,6 +79,7 @@ export function jsonSummary(
       ? [{ sourceId: s.sourceId, files: [...s.waiting.files], stableSeconds: s.waiting.stableSeconds }]
       : [],
   );
+  const warnings = summaries.flatMap((s) => s.warnings.map((w) => ({ sourceId: s.sourceId, ...w })));
   const rejectedFiles = summaries.flatMap((s) =>
     s.abandoned.map((a) => ({ sourceId: s.sourceId, file: a.unit, reason: a.reason })),
   );
@@ -86,6 +92,7 @@ export function jsonSummary(
     durationMs,
     ...(snapshots.length > 0 ? { snapshots } : {}),
     ...(waiting.length > 0 ? { waiting } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
     rejectedFiles,
     ignoredFiles: summaries.flatMap((s) => s.ignored ?? []),
     skippedRows: summaries.reduce((n, s) => n + (s.skippedRows ?? 0), 0),

@@ -59,3 +59,23 @@ describe('the pass summary of skipped files', () => {
     ).not.toContain('skipped');
   });
 });
+
+describe("the --json summary of units' warnings", () => {
+  it('when a file was put back because it changed after its claim, then --json names it with the warning, as the text does', () => {
+    const warning =
+      'changed while it was being synced (it grew from 1834 to 7282 bytes after it was claimed)';
+    const json = jsonSummary(
+      [summary({ warnings: [{ unit: 'invoices.csv', warning }] })],
+      { requests: 0, rateLimited: 0 },
+      1,
+    );
+    expect(json.warnings).toEqual([{ sourceId: 'erp-csv', unit: 'invoices.csv', warning }]);
+    expect(textSummary([summary({ warnings: [{ unit: 'invoices.csv', warning }] })], json, false)).toContain(
+      `erp-csv: invoices.csv: warning: ${warning}`,
+    );
+  });
+
+  it('when no unit warned, then --json has no warnings key (the line keeps its form)', () => {
+    expect(jsonSummary([summary({})], { requests: 0, rateLimited: 0 }, 1)).not.toHaveProperty('warnings');
+  });
+});
