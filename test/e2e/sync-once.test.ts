@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import {
   ACCOUNT_HEADER,
@@ -18,22 +18,18 @@ import { lastJsonLine, type StateKind, type SyncEnv, syncEnv } from '../support/
 
 const zero = { created: 0, updated: 0, unchanged: 0, failed: 0 };
 
+/**
+ * Each test stands alone: its own sandbox and state DB, and, when it is about what comes after a
+ * first sync, that first sync done by `firstDropSynced()` (so `-t` can run any one of them).
+ */
 describe.each(['embedded', 'postgres'] as const)('sync --once with the %s state DB', (state: StateKind) => {
   let sandbox: TestSandbox;
   let env: SyncEnv;
   const sync = (...args: string[]) =>
     runCli(['--config', env.configFile, 'sync', '--once', ...args], { env: env.env });
 
-  beforeAll(async () => {
-    sandbox = await startTestSandbox();
-    env = syncEnv(sandbox, state);
-  });
-  afterAll(async () => {
-    await env.cleanup();
-    await sandbox.close();
-  });
-
-  it('when a first drop is synced, then every account, invoice (with and without PDF) and credit note is created once', async () => {
+  /** The first drop: 5 accounts, 8 invoices (INV-1 with a PDF, INV-2 half paid), 2 credit notes. */
+  const dropFirstFiles = () => {
     dropCsv(
       env.dropDir,
       'accounts.csv',
@@ -46,6 +42,24 @@ describe.each(['embedded', 'postgres'] as const)('sync --once with the %s state 
       ...range(2, 8).map((i) => invoiceRow(i, (i % 5) + 1, { paid: i === 2 ? '50.00' : '' })),
     ]);
     dropCsv(env.dropDir, 'credit-notes.csv', CREDIT_NOTE_HEADER, [creditNoteRow(1, 1), creditNoteRow(2, 2)]);
+  };
+  const firstDropSynced = async () => {
+    dropFirstFiles();
+    const first = await sync('--json');
+    expect(first.code, `the first sync: ${first.stderr}`).toBe(0);
+  };
+
+  beforeEach(async () => {
+    sandbox = await startTestSandbox();
+    env = syncEnv(sandbox, state);
+  });
+  afterEach(async () => {
+    await env.cleanup();
+    await sandbox.close();
+  });
+
+  it('when a first drop is synced, then every account, invoice (with and without PDF) and credit note is created once', async () => {
+    dropFirstFiles();
 
     const result = await sync('--json');
     expect(result.code, result.stderr).toBe(0);
@@ -74,6 +88,7 @@ describe.each(['embedded', 'postgres'] as const)('sync --once with the %s state 
   });
 
   it('when the same file is dropped again, then it is recognised by checksum, archived without a sync, its rows counted unchanged', async () => {
+    await firstDropSynced();
     dropCsv(env.dropDir, 'credit-notes-again.csv', CREDIT_NOTE_HEADER, [
       creditNoteRow(1, 1),
       creditNoteRow(2, 2),
@@ -89,6 +104,7 @@ describe.each(['embedded', 'postgres'] as const)('sync --once with the %s state 
   });
 
   it('when the same rows are dropped again, then nothing is written and no API call is made', async () => {
+    await firstDropSynced();
     // Same rows in new files (another name and row order, so the checksum differs): compared by content hash.
     dropCsv(
       env.dropDir,
@@ -111,6 +127,7 @@ describe.each(['embedded', 'postgres'] as const)('sync --once with the %s state 
   });
 
   it('when a few rows changed, then exactly those writes are sent', async () => {
+    await firstDropSynced();
     dropCsv(env.dropDir, 'accounts-3.csv', ACCOUNT_HEADER, [
       accountRow(1, { tags: 'VIP|north' }),
       accountRow(2, { city: 'Brest' }),
@@ -135,6 +152,7 @@ describe.each(['embedded', 'postgres'] as const)('sync --once with the %s state 
   });
 
   it('when rows are bad, then exit 2, the good rows are synced and each bad row is in the report with line, column and reason', async () => {
+    await firstDropSynced();
     dropCsv(env.dropDir, 'invoices-bad.csv', INVOICE_HEADER, [
       invoiceRow(20, 1),
       'INV-21,C-1,F-21,2026-02-30,2026-03-01,10.00,0.00,,,,,,,',
@@ -187,6 +205,17 @@ describe.each(['embedded', 'postgres'] as const)('sync --once with the %s state 
   });
 
   it('when the missing account arrives and failures are retried, then the waiting invoice is synced and its failure resolved', async () => {
+    await firstDropSynced();
+    dropCsv(env.dropDir, 'invoices-early.csv', INVOICE_HEADER, [
+      'INV-23,C-404,F-23,2026-02-01,2026-03-01,10.00,0.00,,,,,,,',
+    ]);
+    const early = await sync('--json');
+    expect(early.code).toBe(2);
+    expect(lastJsonLine(early.stdout).invoices).toMatchObject({ failed: 1 });
+    expect((await runCli(['--config', env.configFile, 'failures'], { env: env.env })).stdout).toContain(
+      'INV-23',
+    );
+
     dropCsv(env.dropDir, 'accounts-404.csv', ACCOUNT_HEADER, [accountRow(404)]);
     expect((await sync('--json')).code).toBe(0); // this pass itself has no failed row
     const retry = await runCli(['--config', env.configFile, 'failures', 'retry', '--json'], { env: env.env });
@@ -200,6 +229,7 @@ describe.each(['embedded', 'postgres'] as const)('sync --once with the %s state 
   });
 
   it('when --dry-run is given, then the plan is printed, no write is sent and the files stay in the drop folder', async () => {
+    await firstDropSynced();
     dropCsv(env.dropDir, 'accounts-dry.csv', ACCOUNT_HEADER, [
       accountRow(50),
       accountRow(1, { name: 'Renamed' }),
