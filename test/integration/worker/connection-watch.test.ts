@@ -57,9 +57,14 @@ describe("the worker's watch of its connections", () => {
       logger: logs.log,
       intervalMs: 50,
     });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    const checks = () => logs.entries().filter((e) => e.event === 'connections.check');
+    await eventually(
+      async () => ({ checked: checks().length, told: (await readConnectionBudgets(redis, prefix)).size }),
+      (seen) => seen.checked >= 2 && seen.told > 0,
+      { intervalMs: 10, what: 'the check logged and the budgets told' },
+    );
     await watch.stop();
-    const checked = logs.entries().filter((e) => e.event === 'connections.check');
+    const checked = checks();
     // Each source that cannot sync is named, not only the first.
     expect(checked.map((e) => [e.level, e.sourceId, e.msg])).toEqual([
       [50, 'erp', 'a source cannot sync until its configuration is fixed'],
@@ -91,9 +96,14 @@ describe("the worker's watch of its connections", () => {
       prefix,
       logger: logs.log,
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const checks = () => logs.entries().filter((e) => e.event === 'connections.check');
+    await eventually(
+      async () => checks().length,
+      (n) => n > 0,
+      { intervalMs: 10, what: 'the check logged' },
+    );
     await watch.stop();
-    const checked = logs.entries().filter((e) => e.event === 'connections.check');
+    const checked = checks();
     expect(checked).toEqual([
       expect.objectContaining({ level: 40, msg: 'connections not checked at start' }),
     ]);
