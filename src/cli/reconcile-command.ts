@@ -10,6 +10,7 @@ import {
 import { checkAccess, openSyncRuntime } from '../app/runtime.js';
 import { requireSources } from '../config/load.js';
 import { errorCodeOf, messageOf } from '../domain/errors.js';
+import { repairInWords } from '../domain/repair-words.js';
 import { loadCliConfig } from './cli-config.js';
 import { CliError, EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
 import { ProgressLine } from './progress.js';
@@ -119,7 +120,7 @@ export function textReport(o: ReconcileOutcome): string {
   if (o.repaired) {
     const done = Object.entries(o.repairs)
       .filter(([, n]) => n > 0)
-      .map(([action, n]) => `${n} ${REPAIR_WORDS[action] ?? 'other'}`);
+      .map(([action, n]) => repairInWords(action, Number(n)));
     if (done.length > 0) lines.push(`  repair: ${done.join(', ')}`);
     // What was found and is no longer drifted, each named with what was done, then what is left.
     const left = new Set(o.remaining.map((i) => `${i.kind}\u0000${i.sourceKey}`));
@@ -136,15 +137,6 @@ export function textReport(o: ReconcileOutcome): string {
   );
   return `${lines.join('\n')}\n`;
 }
-
-/** What each count of a repair means, in words (the `--json` line keeps the keys). */
-const REPAIR_WORDS: Readonly<Record<string, string>> = {
-  recreatedOrAdopted: 're-created or adopted again on the service',
-  updated: 'set back on the service to what the source says',
-  unlinked: 'orphan account(s) unlinked from this connection',
-  recordedAsFailure: 'held by the service, recorded as failures',
-  failed: 'could not be repaired',
-};
 
 /**
  * What `--repair` did to a record, said from the service's side: `changed invoice INV-8 (…): set

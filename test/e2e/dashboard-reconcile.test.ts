@@ -169,6 +169,10 @@ describe('reconciliation on the dashboard, in a browser', () => {
         await page.reload();
       }
       expect(await card.locator('[data-field="reconcile-drift"]').textContent()).toBe('0');
+      // What the repair did, in the words the CLI says it, not the repair's internal keys.
+      const lastLine = await card.locator('dd', { hasText: 'repaired:' }).textContent();
+      expect(lastLine).toContain('repaired: 1 re-created or adopted again on the service');
+      expect(lastLine).not.toMatch(/recreatedOrAdopted|recordedAsFailure/);
       expect(await sandbox.admin('GET', '/stats')).toMatchObject({ accounts: 3 });
       expect(await metricsText()).toContain('receivables_sync_reconcile_drift_left{source="erp-csv"} 0');
     } finally {

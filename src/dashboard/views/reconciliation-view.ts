@@ -1,3 +1,4 @@
+import { repairInWords } from '../../domain/repair-words.js';
 import type { ReconciliationRow } from '../../state/reconciliations.js';
 import { recordHref } from './failure-list.js';
 import { badge, duration, KIND_LABEL, when } from './format.js';
@@ -82,7 +83,7 @@ ${onItsPage ? '' : html`<dt>Details</dt><dd><a href="${reconciliationHref(row.so
 function repairsText(row: ReconciliationRow): SafeHtml | '' {
   const done = Object.entries(row.repairs ?? {}).filter(([, n]) => Number(n) > 0);
   if (!row.repair || done.length === 0) return '';
-  return html` · repaired: ${done.map(([action, n], i) => html`${i > 0 ? ', ' : ''}${n} ${action}`)}`;
+  return html` · repaired: ${done.map(([action, n], i) => html`${i > 0 ? ', ' : ''}${repairInWords(action, Number(n))}`)}`;
 }
 
 /** Categories × kinds, one row per category. */
