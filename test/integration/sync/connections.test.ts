@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../../src/app/doctor.js';
 import { checkAccess, openSyncRuntime, type SyncRuntime, syncServiceOf } from '../../../src/app/runtime.js';
 import { loadConfig } from '../../../src/config/load.js';
+import { ManualClock } from '../../../src/domain/clock.js';
 import { createLogger } from '../../../src/logging/logger.js';
 import { ACCOUNT_HEADER, dropCsv, INVOICE_HEADER } from '../../support/drop-data.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
@@ -23,6 +24,7 @@ describe('connections: several organizations and tokens in one deployment', () =
   let second: TestSandbox;
   let dir: string;
   let orgB: string;
+  const secondClock = new ManualClock(Date.now());
   const calls: Array<{ host: string; path: string }> = [];
   const counting: typeof fetch = (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
@@ -50,8 +52,9 @@ describe('connections: several organizations and tokens in one deployment', () =
 
   beforeAll(async () => {
     first = await startTestSandbox();
-    // The second API's access tokens live 4 s: its connection refreshes during the test.
-    second = await startTestSandbox({ accessTokenTtlSeconds: 4 });
+    // The second API's clock is the test's: moved past its access tokens' hour, it refuses them
+    // (401), and that connection refreshes during the test.
+    second = await startTestSandbox({ clock: secondClock });
     const other = await first.admin('POST', '/organizations', {
       name: 'Second entity',
       memberUserIds: [first.seeded.user.id],
@@ -109,7 +112,7 @@ describe('connections: several organizations and tokens in one deployment', () =
   const sourceIds = (records: Array<{ source?: { sourceId: string } | null; sourceId?: string | null }>) =>
     records.map((r) => r.source?.sourceId ?? r.sourceId).sort();
 
-  it('when three sources sync through two organizations of one token and a second API, then each lands in its own organization exactly once, and a refresh of one connection leaves the other alone', async () => {
+  it("when three sources sync through two organizations of one token and a second API, then each lands in its own organization exactly once, and a refresh of one connection leaves the other alone; the state DB keeps each source's connection and organization", async () => {
     drop('a', 'A', 5);
     drop('b', 'B', 4);
     drop('c', 'C', 3);
@@ -130,11 +133,11 @@ describe('connections: several organizations and tokens in one deployment', () =
       expect(first.deps.store.accounts.size).toBe(9);
       expect(second.deps.store.accounts.size).toBe(3);
 
-      // The second connection's access token expires; the first's (an hour) does not.
+      // The second connection's access token expires; the first's does not.
       const firstCredentials = readFileSync(join(dir, 'data', 'credentials.enc'));
       const secondCredentials = readFileSync(join(dir, 'data', 'credentials.second-api.enc'));
       const [firstRefreshes, secondRefreshes] = [tokenCalls(first), tokenCalls(second)];
-      await new Promise((resolve) => setTimeout(resolve, 4500));
+      secondClock.advance(2 * 3_600_000);
       drop('a', 'A', 7, '-2');
       drop('c', 'C', 6, '-2');
       for (const id of ['entity-a', 'entity-b', 'client-c']) await service.syncSource(id);
@@ -151,12 +154,10 @@ describe('connections: several organizations and tokens in one deployment', () =
     } finally {
       await runtime.close();
     }
-  });
-
-  it('when the state DB is read back, then each source kept its connection and organization with its records', async () => {
-    const runtime = await open();
+    // Read back by a new runtime: each source kept its connection and organization with its records.
+    const reopened = await open();
     try {
-      const rowsOf = await runtime.database.db
+      const rowsOf = await reopened.database.db
         .selectFrom('record_map')
         .select(['source_id', 'connection_id', 'organization_id'])
         .groupBy(['source_id', 'connection_id', 'organization_id'])
@@ -168,7 +169,7 @@ describe('connections: several organizations and tokens in one deployment', () =
         { source_id: 'entity-b', connection_id: 'default', organization_id: orgB },
       ]);
     } finally {
-      await runtime.close();
+      await reopened.close();
     }
   });
 
