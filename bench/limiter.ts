@@ -22,10 +22,10 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { DEFAULT_MARGIN, marginMs } from '../src/api/rate-limit/policy.js';
-import type { LimiterAlgorithm } from '../src/api/rate-limit/redis-limiter.js';
 import { startSandbox } from '../src/sandbox/server.js';
 import { countSandboxRequests, maxInAnySpan, spawnLimiterWorkers } from '../test/support/limiter-worker.js';
 import { type CpuHog, startCpuHogs } from './cpu-hog.js';
+import { BENCH_WORKER_SCRIPT, type LimiterAlgorithm } from './limiter-worker.js';
 
 const { values } = parseArgs({
   options: {
@@ -79,17 +79,21 @@ async function measure(algorithm: LimiterAlgorithm, redisUrl: string, prefix: st
   const sandbox = await startSandbox({ port: 0 }, { rateLimit: { quota, windowSeconds } });
   try {
     const server = countSandboxRequests(sandbox.deps);
-    const workers = await spawnLimiterWorkers(processes, {
-      redisUrl,
-      prefix,
-      key: `bench-${algorithm}`,
-      baseUrl: sandbox.baseUrl,
-      token: sandbox.accessToken,
-      concurrency,
-      durationMs: windows * windowSeconds * 1000,
-      algorithm,
-      marginMs: fixedMargin,
-    });
+    const workers = await spawnLimiterWorkers(
+      processes,
+      {
+        redisUrl,
+        prefix,
+        key: `bench-${algorithm}`,
+        baseUrl: sandbox.baseUrl,
+        token: sandbox.accessToken,
+        concurrency,
+        durationMs: windows * windowSeconds * 1000,
+        algorithm,
+        marginMs: fixedMargin,
+      },
+      BENCH_WORKER_SCRIPT,
+    );
     const reports = await workers.go();
     const counted = server.counted;
     const first = Math.min(...counted);

@@ -6,7 +6,8 @@
  *
  * Run: `node --import tsx test/support/limiter-worker.ts '<WorkerArgs JSON>'`. It prints
  * `{"ready":true}` once connected, waits for a `go` line on stdin, then prints one `WorkerReport`
- * JSON line and exits. The parent side is `spawnLimiterWorkers`.
+ * JSON line and exits. The parent side is `spawnLimiterWorkers`. A worker script of its own (the
+ * bench's token bucket, bench/limiter-worker.ts) calls `runAsWorker` with its `LimiterFactory`.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -14,10 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import PQueue from 'p-queue';
 import { parseRateInfo } from '../../src/api/rate-limit/headers.js';
-import { type LimiterAlgorithm, RedisRateLimiter } from '../../src/api/rate-limit/redis-limiter.js';
+import { RedisRateLimiter } from '../../src/api/rate-limit/redis-limiter.js';
 import { timerSleep } from '../../src/api/rate-limit/sleep.js';
 import { SlidingLogRateLimiter } from '../../src/api/rate-limit/sliding-log.js';
-import type { MeteredRateLimiter, RateLimiterStats } from '../../src/api/rate-limit/types.js';
+import type { MeteredRateLimiter, RateLimiterStats, Sleep } from '../../src/api/rate-limit/types.js';
 import { systemClock } from '../../src/domain/clock.js';
 import type { SandboxDeps } from '../../src/sandbox/context.js';
 
@@ -32,7 +33,6 @@ export interface WorkerArgs {
   token: string;
   concurrency: number;
   durationMs: number;
-  algorithm?: LimiterAlgorithm;
   marginMs?: number;
   /** Pause (ms) a slot takes after each response, to send at a steady pace instead of flat out. */
   intervalMs?: number;
@@ -46,7 +46,7 @@ export interface WorkerArgs {
 }
 
 export interface WorkerRequest {
-  /** `Date.now()` when the limiter admitted the request (just before `fetch`). */
+  /** When the limiter admitted the request (just before `fetch`): `Date.now()`, or the run's clock. */
   sentAt: number;
   doneAt: number;
   status: number;
@@ -61,25 +61,63 @@ export interface WorkerReport {
 
 const API_PATH = '/api/public/v1/organizations';
 
-async function runWorker(args: WorkerArgs): Promise<WorkerReport> {
+/** The limiter of one worker: over `redis` (undefined for `store: 'memory'`), real time. */
+export type LimiterFactory<A extends WorkerArgs = WorkerArgs> = (
+  args: A,
+  redis: Redis | undefined,
+  common: { clock: typeof systemClock; sleep: typeof timerSleep; marginMs: number | undefined },
+) => MeteredRateLimiter;
+
+/** The production limiters: `RedisRateLimiter` (on the Redis clock), else the in-process sliding log. */
+export const productionLimiter: LimiterFactory = (args, redis, common) =>
+  redis ? new RedisRateLimiter({ ...common, redis, prefix: args.prefix }) : new SlidingLogRateLimiter(common);
+
+async function runWorker<A extends WorkerArgs>(args: A, limiterOf: LimiterFactory<A>): Promise<WorkerReport> {
   const redis =
     args.store === 'memory'
       ? undefined
       : new Redis(args.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis?.connect();
-  const common = { clock: systemClock, sleep: timerSleep, marginMs: args.marginMs };
-  const limiter: MeteredRateLimiter = redis
-    ? new RedisRateLimiter({ ...common, redis, prefix: args.prefix, algorithm: args.algorithm })
-    : new SlidingLogRateLimiter(common);
+  const limiter = limiterOf(args, redis, { clock: systemClock, sleep: timerSleep, marginMs: args.marginMs });
   process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
   await waitForGo();
+  const requests = await sendRequests(args, limiter);
+  await limiter.close();
+  await redis?.quit();
+  return { pid: process.pid, requests, stats: limiter.stats() };
+}
 
-  const deadline = Date.now() + args.durationMs;
-  const stop = AbortSignal.timeout(args.durationMs);
+/** How a worker tells and waits the time, and sends its requests. */
+export interface WorkerTime {
+  now(): number;
+  sleep: Sleep;
+  timeout(ms: number): AbortSignal;
+  fetch: typeof fetch;
+}
+
+const REAL_TIME: WorkerTime = {
+  now: () => Date.now(),
+  sleep: timerSleep,
+  timeout: (ms) => AbortSignal.timeout(ms),
+  fetch: (input, init) => fetch(input, init),
+};
+
+/**
+ * A worker's run, admitted by `limiter`: `concurrency` requests in flight until `durationMs` from
+ * now (or `maxRequests` sent). In a worker process on real time; a test of the in-process limiter
+ * may run it in its own process on a virtual clock (test/support/virtual-time.ts).
+ */
+export async function sendRequests(
+  args: WorkerArgs,
+  limiter: MeteredRateLimiter,
+  time: WorkerTime = REAL_TIME,
+): Promise<WorkerRequest[]> {
+  const deadline = time.now() + args.durationMs;
+  const stop = time.timeout(args.durationMs);
   const requests: WorkerRequest[] = [];
   const queue = new PQueue({ concurrency: args.concurrency });
   let sent = 0;
-  const more = () => Date.now() < deadline && (args.maxRequests === undefined || sent < args.maxRequests);
+  const more = () => time.now() < deadline && (args.maxRequests === undefined || sent < args.maxRequests);
   const one = async () => {
     let waitedMs: number;
     try {
@@ -89,18 +127,18 @@ async function runWorker(args: WorkerArgs): Promise<WorkerReport> {
     }
     if (!more()) return; // admitted but not needed: the entry only costs our own budget
     const token = sent++ === 0 && args.firstToken !== undefined ? args.firstToken : args.token;
-    const sentAt = Date.now();
-    const response = await fetch(new URL(API_PATH, args.baseUrl), {
+    const sentAt = time.now();
+    const response = await time.fetch(new URL(API_PATH, args.baseUrl), {
       headers: { authorization: `Bearer ${token}` },
     });
     await response.arrayBuffer();
-    const doneAt = Date.now();
+    const doneAt = time.now();
     await limiter.observe(args.key, {
-      ...parseRateInfo(response.status, response.headers),
+      ...parseRateInfo(response.status, response.headers, { now: new Date(doneAt) }),
       elapsedMs: doneAt - sentAt,
     });
     requests.push({ sentAt, doneAt, status: response.status, waitedMs });
-    if (args.intervalMs) await timerSleep(args.intervalMs);
+    if (args.intervalMs) await time.sleep(args.intervalMs);
   };
   // Keeps `concurrency` tasks in the queue until the deadline.
   const feed = async () => {
@@ -108,9 +146,7 @@ async function runWorker(args: WorkerArgs): Promise<WorkerReport> {
   };
   await Promise.all(Array.from({ length: args.concurrency }, feed));
   await queue.onIdle();
-  await limiter.close();
-  await redis?.quit();
-  return { pid: process.pid, requests, stats: limiter.stats() };
+  return requests;
 }
 
 function waitForGo(): Promise<void> {
@@ -134,9 +170,15 @@ export interface RunningWorkers {
   kill(): void;
 }
 
-/** Spawns `count` workers and resolves once all of them are connected and waiting for "go". */
-export async function spawnLimiterWorkers(count: number, args: WorkerArgs): Promise<RunningWorkers> {
-  const script = fileURLToPath(import.meta.url);
+/**
+ * Spawns `count` workers and resolves once all of them are connected and waiting for "go".
+ * `script`: a worker script of its own (one that calls `runAsWorker`), default this one.
+ */
+export async function spawnLimiterWorkers<A extends WorkerArgs>(
+  count: number,
+  args: A,
+  script = fileURLToPath(import.meta.url),
+): Promise<RunningWorkers> {
   const children: ChildProcessWithoutNullStreams[] = [];
   const reports: Promise<WorkerReport>[] = [];
   const ready: Promise<void>[] = [];
@@ -207,8 +249,9 @@ export function maxInAnySpan(times: readonly number[], spanMs: number): number {
   return max;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  runWorker(JSON.parse(process.argv[2]!) as WorkerArgs).then(
+/** The body of a worker script: runs with the `WorkerArgs` of its command line, prints the report, exits. */
+export function runAsWorker<A extends WorkerArgs>(limiterOf: LimiterFactory<A>): void {
+  runWorker(JSON.parse(process.argv[2]!) as A, limiterOf).then(
     (report) => {
       process.stdout.write(`${JSON.stringify(report)}\n`, () => process.exit(0));
     },
@@ -218,3 +261,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     },
   );
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) runAsWorker(productionLimiter);

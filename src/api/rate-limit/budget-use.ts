@@ -1,12 +1,13 @@
 import type { Redis } from 'ioredis';
+import type { Clock } from '../../domain/clock.js';
 import { budgetKeys, flowOfTicket } from './redis-keys.js';
 
 /** How one token's budget is used now, as the shared limiter's Redis keys tell it. */
 export interface BudgetUse {
   /**
-   * Log entries in the policy's window (the last w seconds, Redis clock): our requests (restamped
-   * to their answers) and other clients' inferred ones; every entry the log holds when no policy
-   * is stored.
+   * Log entries in the policy's window (the last w seconds, Redis clock unless `clock` is given):
+   * our requests (restamped to their answers) and other clients' inferred ones; every entry the log
+   * holds when no policy is stored.
    */
   requestsInWindow: number;
   /** The policy a server told (`RateLimit-Policy`), undefined until one did (or 24 h after the last). */
@@ -17,12 +18,16 @@ export interface BudgetUse {
 }
 
 /**
- * Lua, read-only (EVAL_RO): KEYS[1] the log, KEYS[2] the tickets by deadline, KEYS[3] the policy.
+ * Lua, read-only (EVAL_RO): KEYS[1] the log, KEYS[2] the tickets by deadline, KEYS[3] the policy;
+ * ARGV[1] now (ms) or '' to read Redis `TIME`, as the limiter's scripts (redis-scripts.ts).
  * Returns {entries in the window, q or '', w or '', tickets whose deadline is still ahead}.
  */
 const READ_BUDGET_USE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = tonumber(ARGV[1])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 local policy = redis.call('HMGET', KEYS[3], 'q', 'w')
 local w = tonumber(policy[2])
 local inWindow
@@ -35,6 +40,15 @@ local waiting = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. now, '+inf')
 return {inWindow, policy[1] or '', policy[2] or '', waiting}
 `;
 
+/** How `readBudgetUse` tells the time. */
+export interface ReadBudgetUseOptions {
+  /**
+   * The clock of a limiter built with `timeSource: 'clock'` (tests); default Redis `TIME`, the
+   * clock every production limiter admits by.
+   */
+  clock?: Clock | undefined;
+}
+
 /**
  * Reads how budget `key` (a `TokenProvider.budgetKey`) is used, for the dashboard: the requests in
  * the window, the policy, and who waits, per flow. One read-only script: it changes nothing.
@@ -43,7 +57,12 @@ return {inWindow, policy[1] or '', policy[2] or '', waiting}
  * const use = await readBudgetUse(redis, 'receivables-sync', tokens.budgetKey(token));
  * // { requestsInWindow: 287, quota: 300, windowSeconds: 60, waiting: [{ flow: 'erp-csv', requests: 16 }, { flow: 'crm', requests: 2 }] }
  */
-export async function readBudgetUse(redis: Redis, prefix: string, key: string): Promise<BudgetUse> {
+export async function readBudgetUse(
+  redis: Redis,
+  prefix: string,
+  key: string,
+  options: ReadBudgetUseOptions = {},
+): Promise<BudgetUse> {
   const keys = budgetKeys(prefix, key);
   const [inWindow, quota, windowSeconds, tickets] = (await redis.eval_ro(
     READ_BUDGET_USE,
@@ -51,6 +70,7 @@ export async function readBudgetUse(redis: Redis, prefix: string, key: string): 
     keys.log,
     keys.fqDue,
     keys.policy,
+    options.clock?.now().getTime() ?? '',
   )) as [number, string, string, string[]];
   const byFlow = new Map<string, number>();
   for (const ticket of tickets) {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { type Clock, systemClock } from '../../domain/clock.js';
 import type { LimiterOptions } from './policy.js';
-import { type LimiterAlgorithm, RedisRateLimiter } from './redis-limiter.js';
+import { RedisRateLimiter, type RedisRateLimiterProps } from './redis-limiter.js';
 import { timerSleep } from './sleep.js';
 import { SlidingLogRateLimiter } from './sliding-log.js';
 import type { MeteredRateLimiter, Sleep } from './types.js';
@@ -13,8 +13,8 @@ export interface CreateRateLimiterOptions extends LimiterOptions {
   prefix?: string | undefined;
   clock?: Clock | undefined;
   sleep?: Sleep | undefined;
-  /** Redis only; see `RedisRateLimiterProps.algorithm`. */
-  algorithm?: LimiterAlgorithm | undefined;
+  /** Redis only; see `RedisRateLimiterProps.timeSource` (default Redis `TIME`). */
+  timeSource?: RedisRateLimiterProps['timeSource'];
   /** Redis only; see `RedisRateLimiterProps.paceSlices`. */
   paceSlices?: number | undefined;
 }
@@ -52,7 +52,7 @@ export function createRateLimiter(options: CreateRateLimiterOptions = {}): Meter
       prefix: options.prefix ?? 'receivables-sync',
       clock,
       sleep,
-      algorithm: options.algorithm,
+      timeSource: options.timeSource,
       paceSlices: options.paceSlices,
     });
   }

@@ -2,8 +2,6 @@
 export interface BudgetKeys {
   /** ZSET: admission times (score) by member (a ticket, or a phantom of another client). */
   log: string;
-  /** String: the token bucket's theoretical arrival time (token bucket only). */
-  tat: string;
   /** String, PX: pause-until (ms, Redis clock). */
   pause: string;
   /** HASH: the policy the server told (`q`, `w`), `counted`, `probe`. */
@@ -23,7 +21,6 @@ export function budgetKeys(prefix: string, key: string): BudgetKeys {
   const base = `${prefix}:rl:${key}`;
   return {
     log: `${base}:log`,
-    tat: `${base}:tat`,
     pause: `${base}:pause`,
     policy: `${base}:policy`,
     fq: `${base}:fq`,

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../logging/logger.js';
 import { type Flow, flowOrCurrent } from './flow.js';
+import { InFlight } from './in-flight.js';
 import {
   CHECK_SLACK_MS,
   type LimiterOptions,
@@ -19,7 +20,7 @@ import {
   UNKNOWN_POLICY_POLL_MS,
 } from './policy.js';
 import { type BudgetKeys, budgetKeys } from './redis-keys.js';
-import { OBSERVE, SLIDING_LOG_ACQUIRE, TOKEN_BUCKET_ACQUIRE } from './redis-scripts.js';
+import { OBSERVE, SLIDING_LOG_ACQUIRE } from './redis-scripts.js';
 import { limiterClosed } from './sliding-log.js';
 import { LimiterStoreError, SharedFailure, storeUnavailable, unlessAborted } from './store-failure.js';
 import {
@@ -31,9 +32,6 @@ import {
   type Sleep,
 } from './types.js';
 import { WaitBoard } from './wait-board.js';
-import { InFlight, WaiterLine } from './waiter-line.js';
-
-export type LimiterAlgorithm = 'sliding-log' | 'token-bucket';
 
 export { LimiterStoreError } from './store-failure.js';
 
@@ -42,33 +40,34 @@ export interface RedisRateLimiterProps extends LimiterOptions {
   redis: Redis;
   /** Key prefix, e.g. `receivables-sync`; keys are `${prefix}:rl:${key}:log|pause|policy|fq...` (redis-keys.ts). */
   prefix: string;
-  /** Measures the time waited (admission itself uses the Redis clock). */
+  /** Measures the time waited; with `timeSource: 'clock'`, also the time the scripts admit by. */
   clock: Clock;
+  /** Every wait for the budget: a pause, the slow start's poll, a slot's edge. */
   sleep: Sleep;
   /**
-   * `sliding-log` (default): exact, the larger share of the quota. `token-bucket`: GCRA with burst
-   * `tokenBucketBurst` (default 1), kept to measure the two (`npm run bench:limiter`).
+   * Where the scripts read "now". `redis` (default): Redis `TIME`, one clock for every process
+   * whatever their own clocks say (production). `clock`: `clock.now()`, passed to each script, so
+   * a test that moves `clock` and `sleep` together (test/support/virtual-time.ts) runs windows,
+   * pauses and pacing in milliseconds; only for processes that share that clock.
    */
-  algorithm?: LimiterAlgorithm | undefined;
-  tokenBucketBurst?: number | undefined;
+  timeSource?: 'redis' | 'clock' | undefined;
   /** Slices of a saturated budget's pacing (default `PACE_SLICES`; 0 or 1: no pacing). */
   paceSlices?: number | undefined;
 }
 
 interface ScriptCommands {
   receivablesRateLogAcquire(...args: (string | number)[]): Promise<[number, number, string]>;
-  receivablesRateBucketAcquire(...args: (string | number)[]): Promise<[number, number]>;
   receivablesRateObserve(...args: (string | number)[]): Promise<[number, number, number]>;
 }
 
 /**
  * The budget shared by every process using one token grant: one atomic Lua script per budget check
  * (prune, count, add) and per `observe` (restamp, policy, pause, other clients' usage), on the Redis
- * clock. The waiters of a key, in every process, hold tickets in Redis ordered by their flows'
- * virtual finish tags (weighted fair queuing): a ticket takes a slot only when its rank is below the
- * free slots, else Redis names the edge of its slot and the waiter sleeps until then, so a request
- * costs about two checks (its arrival and its edge). A process that gets a 429 sets the pause every
- * other process reads on its next `acquire`.
+ * clock (a test's clock with `timeSource: 'clock'`). The waiters of a key, in every process, hold
+ * tickets in Redis ordered by their flows' virtual finish tags (weighted fair queuing): a ticket
+ * takes a slot only when its rank is below the free slots, else Redis names the edge of its slot and
+ * the waiter sleeps until then, so a request costs about two checks (its arrival and its edge). A
+ * process that gets a 429 sets the pause every other process reads on its next `acquire`.
  *
  * @example
  * const limiter = new RedisRateLimiter({ redis, prefix: 'receivables-sync', clock: systemClock, sleep: timerSleep });
@@ -85,16 +84,11 @@ export class RedisRateLimiter implements MeteredRateLimiter {
   readonly #policies = new Map<string, string>();
   readonly #log: Logger | undefined;
   readonly #stats: RateLimiterStats = emptyLimiterStats();
-  /** Token bucket only: the first caller of a key checks, the others wait their turn. A dead Redis fails them all at once. */
-  readonly #line = new WaiterLine((error) => error instanceof LimiterStoreError);
-  /** Sliding log: a dead Redis met by one waiter fails every waiter of the process at once. */
+  /** A dead Redis met by one waiter fails every waiter of the process at once. */
   readonly #storeDown = new SharedFailure();
   /** Log members of this process's admissions not answered yet, per key, oldest first. */
   readonly #inFlight = new InFlight<string>();
-  readonly #waits = new WaitBoard(
-    () => this.#props.clock.now().getTime(),
-    () => this.#line.totalQueued,
-  );
+  readonly #waits = new WaitBoard(() => this.#props.clock.now().getTime());
   #told: RateLimitPolicy | undefined;
 
   constructor(props: RedisRateLimiterProps) {
@@ -102,23 +96,16 @@ export class RedisRateLimiter implements MeteredRateLimiter {
     this.#margin = marginRule(props);
     this.#log = props.logger?.child({ component: 'rate-limiter', store: 'redis' });
     props.redis.defineCommand('receivablesRateLogAcquire', { numberOfKeys: 7, lua: SLIDING_LOG_ACQUIRE });
-    props.redis.defineCommand('receivablesRateBucketAcquire', { numberOfKeys: 3, lua: TOKEN_BUCKET_ACQUIRE });
     props.redis.defineCommand('receivablesRateObserve', { numberOfKeys: 3, lua: OBSERVE });
     this.#redis = props.redis as unknown as ScriptCommands;
   }
 
-  get algorithm(): LimiterAlgorithm {
-    return this.#props.algorithm ?? 'sliding-log';
-  }
-
-  /** `flow` defaults to the current `withFlow`, else the implicit flow (ignored by the token bucket). */
+  /** `flow` defaults to the current `withFlow`, else the implicit flow. */
   async acquire(key: string, signal?: AbortSignal, flow?: Flow): Promise<number> {
     const started = this.#props.clock.now().getTime();
     const wake = signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
     try {
-      if (this.algorithm === 'token-bucket')
-        await this.#line.turn(key, () => this.#admitFirstCome(key, signal, wake), wake);
-      else await this.#admitFair(key, flowOrCurrent(flow), wake);
+      await this.#admitFair(key, flowOrCurrent(flow), wake);
     } catch (error) {
       if (this.#closing.signal.aborted) throw limiterClosed();
       throw error;
@@ -203,7 +190,7 @@ export class RedisRateLimiter implements MeteredRateLimiter {
       keys.fqDue,
       keys.fqTags,
       keys.pace,
-      ...this.#policyArgs(),
+      ...this.#headArgs(),
       ticket,
       LOOKBACK_MAX_MS,
       this.#probeMs,
@@ -214,31 +201,6 @@ export class RedisRateLimiter implements MeteredRateLimiter {
       CHECK_SLACK_MS,
       this.#props.paceSlices ?? PACE_SLICES,
     );
-  }
-
-  /** Token bucket: the first waiter's loop: check, sleep until the time Redis names, check again. */
-  async #admitFirstCome(key: string, signal: AbortSignal | undefined, wake: AbortSignal): Promise<void> {
-    for (;;) {
-      if (this.#closing.signal.aborted) throw limiterClosed();
-      signal?.throwIfAborted();
-      this.#stats.checks = (this.#stats.checks ?? 0) + 1;
-      const keys = this.keysOf(key);
-      const [waitMs, known] = await this.#redis
-        .receivablesRateBucketAcquire(
-          keys.tat,
-          keys.pause,
-          keys.policy,
-          ...this.#policyArgs(),
-          this.#props.tokenBucketBurst ?? 1,
-          '',
-          this.#probeMs,
-        )
-        .catch(storeUnavailable);
-      if (waitMs <= 0) return;
-      const sleepMs = known === 1 ? waitMs : Math.min(waitMs, UNKNOWN_POLICY_POLL_MS);
-      const wakesAt = this.#props.clock.now().getTime() + sleepMs;
-      await this.#waits.during(wakesAt, this.#props.sleep(sleepMs, wake));
-    }
   }
 
   /** `follow`: false for a response of another policy (only the restamp and the slow start apply). */
@@ -252,14 +214,13 @@ export class RedisRateLimiter implements MeteredRateLimiter {
     }
     const keys = this.keysOf(key);
     const seen = follow ? reaction.remaining : undefined;
-    const slidingLog = this.algorithm === 'sliding-log';
     this.#stats.observeCalls = (this.#stats.observeCalls ?? 0) + 1;
     const [foreign, pausedMs, restamped] = await this.#redis
       .receivablesRateObserve(
-        slidingLog ? keys.log : keys.tat,
+        keys.log,
         keys.pause,
         keys.policy,
-        ...this.#policyArgs(),
+        ...this.#headArgs(),
         reaction.policy?.quota ?? '',
         reaction.policy?.windowSeconds ?? '',
         reaction.pauseMs ?? '',
@@ -268,8 +229,7 @@ export class RedisRateLimiter implements MeteredRateLimiter {
         seen?.lookbackMs ?? 0,
         LOOKBACK_MAX_MS,
         this.#nextMember(),
-        slidingLog ? '1' : '0',
-        (slidingLog && this.#inFlight.oldest(key, this.#keptSince(reaction))) || '',
+        this.#inFlight.oldest(key, this.#keptSince(reaction)) ?? '',
       )
       .catch(storeUnavailable);
     if (restamped === 1) this.#stats.restamped = (this.#stats.restamped ?? 0) + 1;
@@ -298,9 +258,11 @@ export class RedisRateLimiter implements MeteredRateLimiter {
     return this.#props.defaultPolicy === undefined ? SLOW_START_PROBE_MS : 0;
   }
 
-  #policyArgs(): [number, number, number, number] {
+  /** The scripts' shared ARGV head: the default policy, the margin, and now ('': Redis `TIME`). */
+  #headArgs(): [number, number, number, number, number | ''] {
     const policy = this.#props.defaultPolicy ?? PROBE_POLICY;
-    return [policy.quota, policy.windowSeconds, this.#margin.minMs, this.#margin.ratio];
+    const now = this.#props.timeSource === 'clock' ? this.#props.clock.now().getTime() : '';
+    return [policy.quota, policy.windowSeconds, this.#margin.minMs, this.#margin.ratio, now];
   }
 
   #nextMember(): string {

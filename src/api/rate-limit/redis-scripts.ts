@@ -1,21 +1,30 @@
 /**
- * The Lua scripts of `RedisRateLimiter`. Each runs atomically in Redis and reads the clock with
- * `TIME`, so every process agrees on "now" whatever its own clock says.
+ * The Lua scripts of `RedisRateLimiter`. Each runs atomically in Redis and takes "now" from one
+ * clock: in production Redis `TIME`, so every process agrees on it whatever its own clock says
+ * (ARGV[5] is ''); in tests the limiter's `clock` (`timeSource: 'clock'`, ARGV[5] the time in ms),
+ * so a test moves time on and runs a window in milliseconds instead of waiting for it, as BullMQ's
+ * scripts take their timestamps as arguments.
  *
- * Keys (per budget key, see redis-keys.ts): KEYS[1] the log (ZSET of admission times; a GCRA
- * timestamp string for the token bucket), KEYS[2] the pause-until time (ms), KEYS[3] the policy told
- * by the server (HASH q, w; `counted` = 1 once a response carried `RateLimit: r`, `probe` = until
- * when the slow start's one request is waited for); sliding-log acquire only: KEYS[4] the waiting
- * tickets by virtual finish tag (ZSET), KEYS[5] the same tickets by deadline (ZSET), KEYS[6] the
- * virtual time `V` and each flow's last tag `f:<flow>` (HASH).
+ * Keys (per budget key, see redis-keys.ts): KEYS[1] the log (ZSET of admission times), KEYS[2] the
+ * pause-until time (ms), KEYS[3] the policy told by the server (HASH q, w; `counted` = 1 once a
+ * response carried `RateLimit: r`, `probe` = until when the slow start's one request is waited
+ * for); acquire only: KEYS[4] the waiting tickets by virtual finish tag (ZSET), KEYS[5] the same
+ * tickets by deadline (ZSET), KEYS[6] the virtual time `V` and each flow's last tag `f:<flow>`
+ * (HASH), KEYS[7] the admission times the pacing counts (ZSET).
  * Shared ARGV head: [1] default quota, [2] default window (s), [3] margin floor (ms), [4] margin
- * ratio of the window.
+ * ratio of the window, [5] now (ms) or '' to read Redis `TIME`.
  */
 
-/** Lua prelude: `now` (ms, Redis clock), the policy in force and whether the server told it. */
-const PRELUDE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+/**
+ * Lua prelude: `now` (ms: ARGV[5], else the Redis clock), the policy in force and whether the
+ * server told it. Exported with the two pieces below for the token bucket of bench/limiter.ts.
+ */
+export const PRELUDE = `
+local now = tonumber(ARGV[5])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 local stored = redis.call('HMGET', KEYS[3], 'q', 'w')
 local q, w, known = tonumber(stored[1]), tonumber(stored[2]), 1
 if not q or not w then q, w, known = tonumber(ARGV[1]), tonumber(ARGV[2]), 0 end
@@ -24,13 +33,14 @@ local span = math.ceil(w * 1000) + math.max(tonumber(ARGV[3]), math.ceil(w * 100
 
 /**
  * Lua: a paused key waits; in slow start (no `RateLimit: r` seen yet for the key) a request waits
- * while another one's answer is awaited (known = 0, so the caller polls). The script defines
- * `waitFor(ms, known)`, which builds its "wait" answer.
+ * while another one's answer is awaited (known = 0, so the caller polls). ARGV[8] the slow start's
+ * wait for an answer (ms; 0: no slow start). The script defines `waitFor(ms, known)`, which builds
+ * its "wait" answer.
  */
-const PAUSE_AND_SLOW_START = `
+export const PAUSE_AND_SLOW_START = `
 local pause = tonumber(redis.call('GET', KEYS[2]) or '0')
 if pause > now then return waitFor(pause - now, known) end
-local counted = tonumber(ARGV[7]) == 0 or redis.call('HGET', KEYS[3], 'counted') == '1'
+local counted = tonumber(ARGV[8]) == 0 or redis.call('HGET', KEYS[3], 'counted') == '1'
 if not counted then
   local probe = tonumber(redis.call('HGET', KEYS[3], 'probe') or '0')
   if probe > now then return waitFor(probe - now, 0) end
@@ -38,20 +48,21 @@ end
 `;
 
 /** Lua, on admission in slow start: this request is the one whose answer the others wait for. */
-const PROBE_SENT = `
+export const PROBE_SENT = `
 if not counted then
-  redis.call('HSET', KEYS[3], 'probe', now + tonumber(ARGV[7]))
+  redis.call('HSET', KEYS[3], 'probe', now + tonumber(ARGV[8]))
   if redis.call('PTTL', KEYS[3]) < 0 then redis.call('PEXPIRE', KEYS[3], 86400000) end
 end
 `;
 
 /**
- * Sliding log acquire with weighted fair queuing between flows. ARGV[5] the caller's ticket
- * (`<flow>|<process>:<seq>`, one per request; also its log member once admitted), ARGV[6] lookback
- * kept (ms), ARGV[7] slow-start probe time (ms; 0: no slow start), ARGV[8] the flow id, ARGV[9] its
- * weight, ARGV[10] the ticket's tag from an earlier check ('' the first time), ARGV[11] how long
- * (ms) after its edge a ticket lapses when nobody checks it, ARGV[12] how much later (ms) than its
- * edge a live waiter is expected to have checked, ARGV[13] the pacing slices P (0 or 1: none; KEYS[7] the admission times it counts).
+ * Sliding log acquire with weighted fair queuing between flows. ARGV[6] the caller's ticket
+ * (`<flow>|<process>:<seq>`, one per request; also its log member once admitted), ARGV[7] lookback
+ * kept (ms), ARGV[8] slow-start probe time (ms; 0: no slow start), ARGV[9] the flow id, ARGV[10] its
+ * weight, ARGV[11] the ticket's tag from an earlier check ('' the first time), ARGV[12] how long
+ * (ms) after its edge a ticket lapses when nobody checks it, ARGV[13] how much later (ms) than its
+ * edge a live waiter is expected to have checked, ARGV[14] the pacing slices P (0 or 1: none; KEYS[7]
+ * the admission times it counts).
  * Returns {0, known, ''} when admitted (the entry is added), else {ms to wait, known, tag}.
  *
  * The ticket waits in KEYS[4] under its virtual finish tag: max(V, last[flow]) + 1/weight, issued on
@@ -59,15 +70,15 @@ end
  * only when its rank among the waiting tickets is below the free slots, so tickets are admitted in
  * tag order whichever process checks first; a refused ticket is told the edge of the slot for its
  * rank (beyond the log's entries, a slot its predecessors will take and free one span later).
- * Each answer moves the ticket's deadline to its wake time + ARGV[11]: a ticket of a killed process
+ * Each answer moves the ticket's deadline to its wake time + ARGV[12]: a ticket of a killed process
  * lapses then, with every other ticket of that process (a live process that was only late puts its
  * tickets back, with their tags, on their next check). When slots are free but held for tickets
  * ahead whose edge passed (their process is late, or dead), the caller checks again when the first
  * of those lapses.
  */
 export const SLIDING_LOG_ACQUIRE = `${PRELUDE}
-local ticket, grace = ARGV[5], tonumber(ARGV[11])
-local keep = span + tonumber(ARGV[6])
+local ticket, grace = ARGV[6], tonumber(ARGV[12])
+local keep = span + tonumber(ARGV[7])
 local lapsed = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now)
 if #lapsed > 0 then
   -- A ticket nobody checked: its process is gone, and so are its other tickets.
@@ -81,12 +92,12 @@ if #lapsed > 0 then
   end
   redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
 end
-local tag = tonumber(redis.call('ZSCORE', KEYS[4], ticket) or ARGV[10])
+local tag = tonumber(redis.call('ZSCORE', KEYS[4], ticket) or ARGV[11])
 if not tag then
   if redis.call('ZCARD', KEYS[4]) == 0 then redis.call('DEL', KEYS[6]) end
-  local tags = redis.call('HMGET', KEYS[6], 'V', 'f:' .. ARGV[8])
-  tag = math.max(tonumber(tags[1] or '0'), tonumber(tags[2] or '0')) + 1 / tonumber(ARGV[9])
-  redis.call('HSET', KEYS[6], 'f:' .. ARGV[8], tag)
+  local tags = redis.call('HMGET', KEYS[6], 'V', 'f:' .. ARGV[9])
+  tag = math.max(tonumber(tags[1] or '0'), tonumber(tags[2] or '0')) + 1 / tonumber(ARGV[10])
+  redis.call('HSET', KEYS[6], 'f:' .. ARGV[9], tag)
 end
 redis.call('ZADD', KEYS[4], tag, ticket)
 local function waitFor(ms, k)
@@ -104,7 +115,7 @@ local rank = redis.call('ZRANK', KEYS[4], ticket)
 -- Pacing (PACE_SLICES): within two spans of the last wait for a full log, at most ceil(q / P) in
 -- any span / P (P at most q), counted on KEYS[7], the admission times: an answer's restamp moves a
 -- log entry later, and pacing on the log would lose that delay once a slice instead of once a span.
-local slices = math.min(tonumber(ARGV[13]) or 0, q)
+local slices = math.min(tonumber(ARGV[14]) or 0, q)
 local paced, slice, burst, m = false, 0, 0, 0
 if slices > 1 then
   redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now - span)
@@ -152,7 +163,7 @@ end
 -- A little after the edge, once per span: an entry is restamped a few ms after its admission when
 -- its answer comes, and the tickets ahead are admitted a few ms after their own edges. Without it,
 -- most waiters would wake just before their slot frees and check twice.
-local slack = tonumber(ARGV[12])
+local slack = tonumber(ARGV[13])
 local wakeAt = math.max(now + 1, base + slack + cycles * (span + slack))
 if n < q then
   local ahead = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now + grace - slack, 'WITHSCORES', 'LIMIT', 0, 2)
@@ -179,53 +190,19 @@ return waitFor(wakeAt - now, known)
 `;
 
 /**
- * Token bucket (GCRA) acquire, kept to measure against the sliding log: burst C = ARGV[5], rate
- * (q - C) / (w + margin), so that C + rate * (w + margin) <= q. Returns {0, known} when admitted,
- * else {ms to wait, known}. Flows are not known here: it admits whoever checks first (its callers
- * queue first-come in each process, `WaiterLine`); it is a benchmark baseline.
+ * Lua, the part of every observe that follows the headers: ARGV[6] policy quota or '', ARGV[7]
+ * policy window (s) or '', ARGV[8] pause (ms) or '', ARGV[9] remaining r or ''. Any answer ends the
+ * slow start's wait; one carrying r (not a 429) ends the slow start. Defines `paused` (the pause
+ * set, ms, or 0) and `pauseFor(ms)`. Exported for the token bucket of bench/limiter.ts.
  */
-export const TOKEN_BUCKET_ACQUIRE = `${PRELUDE}
-local function waitFor(ms, k) return {ms, k} end
-${PAUSE_AND_SLOW_START}
-local burst = math.min(tonumber(ARGV[5]), q)
-local interval = span / math.max(1, q - burst)
-if burst >= q then interval = span end
-local tolerance = (burst - 1) * interval
-local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tat < now then tat = now end
-if tat - tolerance <= now then
-  local nextTat = tat + interval
-  redis.call('SET', KEYS[1], tostring(nextTat), 'PX', math.ceil(nextTat - now) + 1000)
-  ${PROBE_SENT}
-  return {0, known}
-end
-return {math.max(1, math.ceil(tat - tolerance - now)), known}
-`;
-
-/**
- * Observe. ARGV[5] policy quota or '' , ARGV[6] policy window (s) or '', ARGV[7] pause (ms) or '',
- * ARGV[8] remaining r or '', ARGV[9] reset t (s), ARGV[10] lookback (ms), ARGV[11] lookback kept (ms),
- * ARGV[12] member suffix, ARGV[13] '1' for the sliding log (restamp, follow r), ARGV[14] the log
- * member of the caller's oldest unanswered request, restamped to now, or ''.
- * Any answer ends the slow start's wait; one carrying r (not a 429) ends the slow start.
- * Returns {phantoms added, pause set (ms) or 0, 1 if an entry was restamped else 0}.
- */
-export const OBSERVE = `${PRELUDE}
-if ARGV[5] ~= '' then
-  redis.call('HSET', KEYS[3], 'q', ARGV[5], 'w', ARGV[6])
+export const OBSERVE_HEADERS = `
+if ARGV[6] ~= '' then
+  redis.call('HSET', KEYS[3], 'q', ARGV[6], 'w', ARGV[7])
   redis.call('PEXPIRE', KEYS[3], 86400000)
-  q, w, known = tonumber(ARGV[5]), tonumber(ARGV[6]), 1
+  q, w, known = tonumber(ARGV[6]), tonumber(ARGV[7]), 1
   span = math.ceil(w * 1000) + math.max(tonumber(ARGV[3]), math.ceil(w * 1000 * tonumber(ARGV[4])))
 end
 redis.call('HDEL', KEYS[3], 'probe')
-local restamped = 0
-if ARGV[13] == '1' and ARGV[14] ~= '' then
-  local at = redis.call('ZSCORE', KEYS[1], ARGV[14])
-  if at and tonumber(at) < now then
-    redis.call('ZADD', KEYS[1], 'XX', now, ARGV[14])
-    restamped = 1
-  end
-end
 local paused = 0
 local function pauseFor(ms)
   ms = math.ceil(ms)
@@ -235,19 +212,37 @@ local function pauseFor(ms)
   end
   paused = math.max(paused, ms)
 end
-if ARGV[7] ~= '' then pauseFor(tonumber(ARGV[7])) end
+if ARGV[8] ~= '' then pauseFor(tonumber(ARGV[8])) end
+if ARGV[9] ~= '' and known == 1 then redis.call('HSET', KEYS[3], 'counted', '1') end
+`;
+
+/**
+ * Observe: the headers (`OBSERVE_HEADERS`, ARGV[6] to [9]), then the log. ARGV[10] reset t (s),
+ * ARGV[11] lookback (ms), ARGV[12] lookback kept (ms), ARGV[13] member suffix, ARGV[14] the log
+ * member of the caller's oldest unanswered request, restamped to now, or ''.
+ * Returns {phantoms added, pause set (ms) or 0, 1 if an entry was restamped else 0}.
+ */
+export const OBSERVE = `${PRELUDE}
+${OBSERVE_HEADERS}
+local restamped = 0
+if ARGV[14] ~= '' then
+  local at = redis.call('ZSCORE', KEYS[1], ARGV[14])
+  if at and tonumber(at) < now then
+    redis.call('ZADD', KEYS[1], 'XX', now, ARGV[14])
+    restamped = 1
+  end
+end
 local foreign = 0
-if ARGV[8] ~= '' and known == 1 then redis.call('HSET', KEYS[3], 'counted', '1') end
-if ARGV[8] ~= '' and ARGV[13] == '1' and known == 1 then
-  local r = tonumber(ARGV[8])
-  local ours = redis.call('ZCOUNT', KEYS[1], '(' .. (now - span - tonumber(ARGV[10])), '+inf')
+if ARGV[9] ~= '' and known == 1 then
+  local r = tonumber(ARGV[9])
+  local ours = redis.call('ZCOUNT', KEYS[1], '(' .. (now - span - tonumber(ARGV[11])), '+inf')
   foreign = q - r - ours
   if foreign > 0 then
     for i = 1, foreign do
-      redis.call('ZADD', KEYS[1], now, 'other:' .. now .. ':' .. ARGV[12] .. ':' .. i)
+      redis.call('ZADD', KEYS[1], now, 'other:' .. now .. ':' .. ARGV[13] .. ':' .. i)
     end
-    redis.call('PEXPIRE', KEYS[1], span + tonumber(ARGV[11]))
-    if r == 0 and tonumber(ARGV[9]) > 0 then pauseFor(tonumber(ARGV[9]) * 1000) end
+    redis.call('PEXPIRE', KEYS[1], span + tonumber(ARGV[12]))
+    if r == 0 and tonumber(ARGV[10]) > 0 then pauseFor(tonumber(ARGV[10]) * 1000) end
   else
     foreign = 0
   end

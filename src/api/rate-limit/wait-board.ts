@@ -16,7 +16,7 @@ export class WaitBoard {
 
   readonly #queued: () => number;
 
-  /** `queued`: the callers waiting behind a sleeping one for their turn (`WaiterLine`), counted in `calls`. */
+  /** `queued`: the callers waiting behind a sleeping one for their turn (`FairLine`), counted in `calls`. */
   constructor(now: () => number, queued: () => number = () => 0) {
     this.#now = now;
     this.#queued = queued;

@@ -13,7 +13,12 @@ import { startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test-rl-processes-${randomUUID().slice(0, 8)}`;
 
-describe('rate limiter shared by 4 processes through Redis, against the sandbox over HTTP', () => {
+/**
+ * Real time, on purpose: separate processes agree on the window and the pause only through the
+ * scripts' Redis `TIME` (production's clock), which a virtual clock would stand in for. The other
+ * limiter tests run on a virtual clock (test/support/virtual-time.ts).
+ */
+describe('rate limiter shared by 4 processes through Redis, against the sandbox over HTTP (real time, Redis TIME)', () => {
   let redis: Redis;
   let sandbox: TestSandbox | undefined;
   let workers: RunningWorkers | undefined;

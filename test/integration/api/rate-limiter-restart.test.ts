@@ -1,12 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { SlidingLogRateLimiter } from '../../../src/api/rate-limit/sliding-log.js';
 import {
   countSandboxRequests,
   maxInAnySpan,
-  type RunningWorkers,
-  spawnLimiterWorkers,
+  sendRequests,
   type WorkerArgs,
+  type WorkerTime,
 } from '../../support/limiter-worker.js';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox.js';
+import { VirtualTime } from '../../support/virtual-time.js';
 
 const QUOTA = 20;
 const WINDOW_SECONDS = 3;
@@ -14,21 +16,36 @@ const WINDOW_SECONDS = 3;
 /**
  * A process with the in-memory limiter (no Redis) stops after using most of the sandbox's strict
  * window; a new process (its restart) starts at once, knowing nothing, while the sandbox still
- * counts the first one's requests. Real HTTP, real child processes.
+ * counts the first one's requests. Real HTTP; each process is a fresh in-memory limiter (a restart
+ * keeps none of its state) run here, on the sandbox's virtual clock (test/support/virtual-time.ts),
+ * so the windows take no real time.
  */
 describe('in-memory rate limiter: a process restarting inside the server window', () => {
   let sandbox: TestSandbox | undefined;
-  const running: RunningWorkers[] = [];
 
   afterEach(async () => {
-    for (const workers of running.splice(0)) workers.kill();
     await sandbox?.close();
     sandbox = undefined;
   });
 
   /** Runs the first process to its end, then its restart; returns what the sandbox and the restart saw. */
   async function restartInsideWindow(restart: Partial<WorkerArgs>) {
-    sandbox = await startTestSandbox({ rateLimit: { quota: QUOTA, windowSeconds: WINDOW_SECONDS } });
+    const time = new VirtualTime();
+    const workerTime: WorkerTime = {
+      now: () => time.clock.now().getTime(),
+      sleep: time.sleep,
+      timeout: (ms) => time.timeout(ms),
+      fetch: time.fetch(),
+    };
+    /** One run of a process that starts knowing nothing: a fresh in-memory limiter. */
+    const processRun = (args: WorkerArgs) =>
+      time.run(
+        sendRequests(args, new SlidingLogRateLimiter({ clock: time.clock, sleep: time.sleep }), workerTime),
+      );
+    sandbox = await startTestSandbox({
+      rateLimit: { quota: QUOTA, windowSeconds: WINDOW_SECONDS },
+      clock: time.clock,
+    });
     const server = countSandboxRequests(sandbox.deps);
     const base: WorkerArgs = {
       store: 'memory',
@@ -40,15 +57,13 @@ describe('in-memory rate limiter: a process restarting inside the server window'
       concurrency: 8,
       durationMs: 4_000,
     };
-    const first = await spawnLimiterWorkers(1, { ...base, maxRequests: 14 });
-    running.push(first);
-    // The restart is spawned (and connected) beforehand, so it goes the moment the first one ends.
-    const second = await spawnLimiterWorkers(1, { ...base, ...restart });
-    running.push(second);
-    const [before] = await first.go();
-    const firstEnded = Date.now();
-    const [after] = await second.go();
-    return { server, before: before!, after: after!, firstEnded };
+    // The restart goes the moment the first one ends.
+    const before = { requests: await processRun({ ...base, maxRequests: 14 }) };
+    const after = { requests: await processRun({ ...base, ...restart }) };
+    // The point: the restart sends while the server still counts the first one's requests.
+    const firstSent = Math.min(...before.requests.map((r) => r.sentAt));
+    expect(Math.min(...after.requests.map((r) => r.sentAt)) - firstSent).toBeLessThan(WINDOW_SECONDS * 1000);
+    return { server, before, after };
   }
 
   it('when the restart first meets a 200 carrying RateLimit, then it sizes its first burst from r and gets no 429', async () => {
@@ -59,7 +74,7 @@ describe('in-memory rate limiter: a process restarting inside the server window'
     expect(maxInAnySpan(server.counted, WINDOW_SECONDS * 1000)).toBeLessThanOrEqual(QUOTA);
     // The 6 left in the first window went, then the next window's.
     expect(after.requests.length).toBeGreaterThanOrEqual(QUOTA);
-  }, 30_000);
+  });
 
   it('when the restart first meets a 401 (its stored token is gone: RateLimit-Policy but no count), then it still sends one request at a time until a count arrives and gets no 429', async () => {
     const { server, after } = await restartInsideWindow({ firstToken: 'revoked-token-of-the-old-process' });
@@ -73,5 +88,5 @@ describe('in-memory rate limiter: a process restarting inside the server window'
     const [unauthorized, probe, ...rest] = [...after.requests].sort((x, y) => x.sentAt - y.sentAt);
     expect(probe!.sentAt).toBeGreaterThanOrEqual(unauthorized!.doneAt);
     expect(rest.every((r) => r.sentAt >= probe!.doneAt)).toBe(true);
-  }, 30_000);
+  });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { currentFlow, FinishTags, type Flow, withFlow } from '../../../src/api/rate-limit/flow.js';
 import { SlidingLogRateLimiter } from '../../../src/api/rate-limit/sliding-log.js';
 import { rateInfo } from '../../support/rate-info.js';
-import { VirtualTime } from './virtual-time.js';
+import { VirtualTime } from '../../support/virtual-time.js';
 
 const KEY = 'budget-1';
 

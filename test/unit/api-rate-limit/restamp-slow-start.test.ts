@@ -3,7 +3,7 @@ import { SLOW_START_PROBE_MS } from '../../../src/api/rate-limit/policy.js';
 import { SlidingLogRateLimiter } from '../../../src/api/rate-limit/sliding-log.js';
 import type { RateInfo } from '../../../src/api/rate-limit/types.js';
 import { rateInfo } from '../../support/rate-info.js';
-import { VirtualTime } from './virtual-time.js';
+import { VirtualTime } from '../../support/virtual-time.js';
 
 const KEY = 'budget-1';
 const MARGIN = 500;

@@ -4,7 +4,7 @@ import { DEFAULT_MARGIN, marginMs, PROBE_POLICY } from '../../../src/api/rate-li
 import { SlidingLogRateLimiter } from '../../../src/api/rate-limit/sliding-log.js';
 import { createLogger } from '../../../src/logging/logger.js';
 import { rateInfo } from '../../support/rate-info.js';
-import { VirtualTime } from './virtual-time.js';
+import { VirtualTime } from '../../support/virtual-time.js';
 
 const KEY = 'budget-1';
 const policyInfo = rateInfo;

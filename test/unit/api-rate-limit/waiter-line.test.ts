@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WaiterLine } from '../../../src/api/rate-limit/waiter-line.js';
+import { WaiterLine } from '../../../bench/limiter-waiter-line.js';
 
 class StoreDown extends Error {}
 

@@ -2,9 +2,10 @@
  * The `acquire` calls of one process waiting for one key, in arrival order: only the first one (the
  * head) checks the budget and sleeps until the time the check names; the others wait for their turn
  * without timers. When the head is admitted the next one checks at once, so a freed slot wakes one
- * caller per process, not every caller (each check of the Redis limiter is a Lua call). Used by the
- * token bucket only: it is first-come, so it cannot order flows (the sliding log admits by fair
- * queuing: `FairLine` in memory, one ticket per waiter in Redis).
+ * caller per process, not every caller (each check of the Redis limiter is a Lua call). The line of
+ * the token bucket (limiter-token-bucket.ts), the baseline `npm run bench:limiter` measures: it is
+ * first-come, so it cannot order flows (the production limiters admit by fair queuing: `FairLine` in
+ * memory, one ticket per waiter in Redis).
  *
  * @example
  * const line = new WaiterLine();
@@ -84,40 +85,4 @@ function waitForTurn(me: Waiter, signal: AbortSignal | undefined): Promise<void>
       reject(error);
     };
   });
-}
-
-/**
- * This process's admissions of one key that no response has been observed for yet, oldest first:
- * `observe` restamps the oldest one to the response time (see docs/rate-limiting.md, "Which entry
- * is restamped"). Admissions older than the log keeps are dropped first, so the one returned still
- * has its entry; the list is also bounded (`limit` per key).
- */
-export class InFlight<T> {
-  readonly #byKey = new Map<string, { admission: T; at: number }[]>();
-  readonly #limit: number;
-
-  constructor(limit = 10_000) {
-    this.#limit = limit;
-  }
-
-  /** Records an admission of `key` made at `at` (ms, this process's clock). */
-  add(key: string, admission: T, at: number): void {
-    let list = this.#byKey.get(key);
-    if (!list) {
-      list = [];
-      this.#byKey.set(key, list);
-    }
-    list.push({ admission, at });
-    if (list.length > this.#limit) list.shift();
-  }
-
-  /** Removes and returns the oldest admission of `key` made after `notBefore` (older ones are dropped). */
-  oldest(key: string, notBefore: number): T | undefined {
-    const list = this.#byKey.get(key);
-    if (!list) return undefined;
-    let next = list.shift();
-    while (next && next.at < notBefore) next = list.shift();
-    if (list.length === 0) this.#byKey.delete(key);
-    return next?.admission;
-  }
 }
