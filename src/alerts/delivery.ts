@@ -3,10 +3,13 @@ import { bodyOf } from './bodies.js';
 import type { AlertEvent } from './events.js';
 import { type AlertTarget, withoutUrl } from './targets.js';
 
-/** A delivery failed. Its message names the target by id and never holds the URL. */
+/**
+ * A delivery failed. Its message names the target by id and never holds the URL. Retryable, but
+ * when the target answered a status that says the URL or the body is wrong (`retryable: false`).
+ */
 export class AlertDeliveryError extends AppError {
-  constructor(message: string, options: { retryable: boolean; status?: number; cause?: unknown }) {
-    super('ALERT_DELIVERY_FAILED', message, { kind: 'infrastructure', ...options });
+  constructor(message: string, options: { retryable?: boolean; status?: number; cause?: unknown } = {}) {
+    super('ALERT_DELIVERY_FAILED', message, options);
   }
 }
 
@@ -47,9 +50,7 @@ export async function deliverAlert(
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause;
     const detail = cause ? `${messageOf(error)}: ${messageOf(cause)}` : messageOf(error);
-    throw new AlertDeliveryError(`alert target ${target.id} unreachable: ${withoutUrl(detail, target.url)}`, {
-      retryable: true,
-    });
+    throw new AlertDeliveryError(`alert target ${target.id} unreachable: ${withoutUrl(detail, target.url)}`);
   }
   // The answer's body is not needed (and may echo the URL): drop it.
   await response.body?.cancel().catch(() => undefined);

@@ -18,7 +18,7 @@ export interface AlertTarget {
 /** An alert target cannot be used as configured (its URL variable unset, not a URL). */
 export class AlertConfigError extends AppError {
   constructor(message: string) {
-    super('ALERTS_CONFIG_INVALID', message, { kind: 'config' });
+    super('ALERTS_CONFIG_INVALID', message);
   }
 }
 

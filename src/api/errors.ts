@@ -2,18 +2,11 @@ import { AppError, type ErrorKind } from '../domain/errors.js';
 
 /**
  * Errors of the API client. Every one has a stable `code`, a `kind` and says whether retrying can
- * help; those decisions are made here and nowhere else (`isRetryableStatus`, `kindOfStatus`).
- * Default kind: `infrastructure` (the service or the way to it failed us, not the data).
+ * help: its own codes take both from the catalogue (`NETWORK_ERROR`, `TIMEOUT`...); the answers'
+ * codes, which are the API's, are classified here and nowhere else (`isRetryableStatus`,
+ * `kindOfStatus`).
  */
-export class ReceivablesError extends AppError {
-  constructor(
-    code: string,
-    message: string,
-    options: { retryable?: boolean; cause?: unknown; kind?: ErrorKind; status?: number } = {},
-  ) {
-    super(code, message, { ...options, kind: options.kind ?? 'infrastructure' });
-  }
-}
+export class ReceivablesError extends AppError {}
 
 /** Statuses worth retrying (with the same Idempotency-Key): timeouts, rate limit, idempotency 409/503, 5xx. */
 export function isRetryableStatus(status: number): boolean {
@@ -70,21 +63,18 @@ export class ApiResponseError extends ReceivablesError {
     retryAfterSeconds?: number | undefined;
   }) {
     const code = init.apiCode ?? `HTTP_${init.status}`;
+    const conflict = isConflictOfData(init.status, init.apiCode, init.retryAfterSeconds);
     super(
-      code,
-      `${init.method} ${init.path} answered ${init.status} ${code}: ${init.message ?? 'no message'}`,
       {
+        // The API's own code (or the status's, when it gave none): its answer decides.
+        code,
+        kind: conflict ? 'data' : kindOfStatus(init.status, init.apiCode),
         // A read-only record stays read-only, and a conflict with what the service holds stays a
         // conflict: never retried, whatever status carries the refusal.
-        retryable:
-          isRetryableStatus(init.status) &&
-          !isManagedRefusal(init.apiCode) &&
-          !isConflictOfData(init.status, init.apiCode, init.retryAfterSeconds),
-        kind: isConflictOfData(init.status, init.apiCode, init.retryAfterSeconds)
-          ? 'data'
-          : kindOfStatus(init.status, init.apiCode),
-        status: init.status,
+        retryable: isRetryableStatus(init.status) && !isManagedRefusal(init.apiCode) && !conflict,
       },
+      `${init.method} ${init.path} answered ${init.status} ${code}: ${init.message ?? 'no message'}`,
+      { status: init.status },
     );
     this.apiCode = init.apiCode;
     this.resolution = init.resolution;
@@ -127,16 +117,17 @@ export class UnexpectedResponseError extends ReceivablesError {
     const success = init.status < 400;
     const body = init.excerpt === '' ? '' : `: ${init.excerpt}`;
     super(
-      success ? 'RESPONSE_INVALID' : `HTTP_${init.status}`,
+      success
+        ? 'RESPONSE_INVALID'
+        : {
+            code: `HTTP_${init.status}`,
+            // A proxy refusing what we sent (413: the file is too large for it) is still about the
+            // record; a 404 is not the service saying the record or its organization is missing.
+            kind: init.status === 404 ? 'infrastructure' : kindOfStatus(init.status),
+            retryable: isRetryableStatus(init.status),
+          },
       `${init.method} ${init.path} answered ${init.status} (${init.contentType ?? 'no content type'}) ${init.problem}${body}`,
-      {
-        retryable: success || isRetryableStatus(init.status),
-        // A proxy refusing what we sent (413: the file is too large for it) is still about the
-        // record; a 404 is not the service saying the record or its organization is missing.
-        kind: success || init.status === 404 ? 'infrastructure' : kindOfStatus(init.status),
-        status: init.status,
-        cause: init.cause,
-      },
+      { status: init.status, cause: init.cause },
     );
     this.method = init.method;
     this.path = init.path;
@@ -149,21 +140,21 @@ export class UnexpectedResponseError extends ReceivablesError {
 /** The request did not get an answer: connection refused or reset, DNS, TLS. Retryable. */
 export class NetworkError extends ReceivablesError {
   constructor(message: string, cause?: unknown) {
-    super('NETWORK_ERROR', message, { retryable: true, cause });
+    super('NETWORK_ERROR', message, { cause });
   }
 }
 
 /** No answer within the timeout. Retryable (writes carry an Idempotency-Key). */
 export class TimeoutError extends ReceivablesError {
   constructor(message: string) {
-    super('TIMEOUT', message, { retryable: true });
+    super('TIMEOUT', message);
   }
 }
 
 /** A filter that breaks the spec's limits or allow-list, refused before any request is sent. */
 export class FilterError extends ReceivablesError {
   constructor(message: string) {
-    super('FILTER_INVALID', message, { kind: 'data' });
+    super('FILTER_INVALID', message);
   }
 }
 

@@ -74,7 +74,6 @@ function csvOf(source: SourceConfig): CsvSourceConfig {
     throw new AppError(
       'UPLOAD_SOURCE_NOT_CSV',
       `${source.id} is a ${source.type} source: only CSV sources take files`,
-      { kind: 'data' },
     );
   return settings;
 }

@@ -170,8 +170,7 @@ export async function reconcileWith(
   options: ReconcileOptions = {},
 ): Promise<ReconcileOutcome> {
   const config = runtime.loaded.config.sources.find((s) => s.id === sourceId);
-  if (!config)
-    throw new AppError('SOURCE_UNKNOWN', `no source "${sourceId}" in the configuration`, { kind: 'config' });
+  if (!config) throw new AppError('SOURCE_UNKNOWN', `no source "${sourceId}" in the configuration`);
   const target = await runtime.targets.of(config);
   const api = options.api ?? new ClientReconcileApi(target.client, target.organizationId);
   const repos = new ReconciliationsRepository(runtime.database.db, runtime.scopes);
@@ -260,7 +259,6 @@ async function waitForLock(runtime: SyncRuntime, lock: SourceLock, sourceId: str
       throw new AppError(
         'SOURCE_BUSY',
         `${sourceId}: a worker's job of this source (a pass, a retry or a reconciliation) still holds its lock after ${Math.round(waitMs / 1000)} s; repair it once that job ends`,
-        { kind: 'infrastructure', retryable: true },
       );
     if (!told) {
       runtime.logger.warn(

@@ -76,8 +76,6 @@ export async function openStateRuntime(
     if (error instanceof StateDbInUseError) throw error;
     if (error instanceof AppError && error.code === 'STATE_DB_DISK_FULL') throw error;
     throw new AppError('STATE_DB_UNAVAILABLE', `cannot open the state DB: ${messageOf(error)}`, {
-      kind: 'infrastructure',
-      retryable: true,
       cause: error,
     });
   }
@@ -284,9 +282,8 @@ async function holdRunLocks(state: StateRuntime): Promise<void> {
 function restatedForTerminal(error: unknown, baseUrl: string): unknown {
   if (!(error instanceof AppError) || error.code === 'LOGIN_REQUIRED' || error.kind !== 'infrastructure')
     return error;
-  return new AppError(error.code, `cannot reach the API at ${baseUrl}: ${error.message}`, {
-    kind: error.kind,
-    retryable: error.retryable,
+  // Restated: its code, kind and retryability kept (the API's own code included).
+  return new AppError(error, `cannot reach the API at ${baseUrl}: ${error.message}`, {
     status: error.status,
     cause: error,
   });

@@ -97,7 +97,7 @@ export class ClientSyncApi implements SyncApi {
       throw new AppError(
         'ORGANIZATION_NOT_VISIBLE',
         `organization ${this.organizationId} is not among those the token sees (${error.method} ${error.path} answered 404): fix the source's organizationId, or use a token of that organization (\`doctor\` lists what the token sees)`,
-        { kind: 'config', status: 404, cause: error },
+        { status: 404, cause: error },
       );
     }
   }
@@ -192,7 +192,7 @@ export class ClientSyncApi implements SyncApi {
         throw new AppError(
           'DOCUMENT_WRITE_ROUTE',
           `the service has no document write ${describeDocumentRoute(this.client.compat.documentPatch)} (${error.message}): set api.compat.documentPatch to its route (docs/compatibility.md; \`doctor\` checks it)`,
-          { kind: 'config', cause: error, status: error.status },
+          { cause: error, status: error.status },
         );
       }
       throw error;

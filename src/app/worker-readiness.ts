@@ -158,7 +158,6 @@ export class WorkerReadiness {
     const error = new AppError(
       'WORKER_NOT_READY',
       `the worker has waited ${waited} for ${this.describeMissing().join(', ')}; it retries by itself`,
-      { kind: 'infrastructure', retryable: true },
     );
     this.#props.logger.warn({ event: 'worker.not-ready', err: error.message }, 'worker still not ready');
     this.#props.alerts?.notify(runFailedEvent({ sourceId: null, error }, this.#clock));

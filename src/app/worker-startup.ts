@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { AppError } from '../domain/errors.js';
+import { RedisUnavailableError } from '../domain/redis-unavailable.js';
 import { settlesWithin } from '../domain/settle.js';
-import { RedisUnavailableError, redactedUrl } from '../jobs/redis-connection.js';
+import { redactedUrl } from '../jobs/redis-connection.js';
 import { isConnectionLoss } from '../state/state-errors.js';
 import type { WorkerDependency, WorkerReadiness } from './worker-readiness.js';
 
@@ -28,7 +29,7 @@ export function isStartOutage(error: unknown): boolean {
 /** The shutdown stopped the start before the worker ran. */
 export class WorkerStartStoppedError extends AppError {
   constructor() {
-    super('WORKER_START_STOPPED', 'the worker was stopped before it started', { kind: 'infrastructure' });
+    super('WORKER_START_STOPPED', 'the worker was stopped before it started');
   }
 }
 

@@ -108,9 +108,7 @@ export async function startWorker(
 export async function launchWorker(loaded: LoadedConfig, options: WorkerOptions = {}): Promise<WorkerLaunch> {
   const base = workerSettingsOf(loaded.config);
   if (!base)
-    throw new AppError('WORKER_REDIS_MISSING', '`worker` needs Redis: set REDIS_URL (or queue.redisUrl)', {
-      kind: 'config',
-    });
+    throw new AppError('WORKER_REDIS_MISSING', '`worker` needs Redis: set REDIS_URL (or queue.redisUrl)');
   requireSources(loaded);
   const problems = [
     ...SourceSchedules.problems(loaded.config.sources),
@@ -120,9 +118,6 @@ export async function launchWorker(loaded: LoadedConfig, options: WorkerOptions 
     throw new AppError(
       'SCHEDULE_INVALID',
       `invalid schedules:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
-      {
-        kind: 'config',
-      },
     );
   const dashboard = options.dashboard ?? true;
   if (dashboard)

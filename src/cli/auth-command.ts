@@ -14,7 +14,7 @@ import { type LoadedConfig, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { type GlobalFlags, withGlobalFlags } from './cli-config.js';
-import { CliError } from './errors.js';
+import { CliError, EXIT_CANNOT_RUN } from './errors.js';
 
 /** What the `auth` commands use from the outside world; tests replace any of it. */
 export interface AuthCommandDeps {
@@ -205,10 +205,14 @@ export function authCommand(overrides: Partial<AuthCommandDeps> = {}): Command {
       if (check && !check.works)
         throw new CliError(
           `the access token of ${env.accessToken} does not work: ${check.detail}; fix or unset ${env.accessToken}`,
+          EXIT_CANNOT_RUN,
+          { code: 'CLI_NO_WORKING_CREDENTIALS' },
         );
       if (!check && !stored)
         throw new CliError(
           `no credentials stored at ${components.store.location}: run \`receivables-sync auth login${flags.connection ? ` --connection ${flags.connection}` : ''}\``,
+          EXIT_CANNOT_RUN,
+          { code: 'CLI_NO_WORKING_CREDENTIALS' },
         );
     });
 

@@ -1,4 +1,5 @@
-import { AppError, type ErrorKind, errorKindOf } from '../domain/errors.js';
+import type { ErrorCode } from '../domain/error-codes.js';
+import { AppError, type ClassifiedCode, type ErrorKind, errorKindOf } from '../domain/errors.js';
 
 /** Exit codes of the contract. */
 export const EXIT_OK = 0;
@@ -7,22 +8,26 @@ export const EXIT_CANNOT_RUN = 1;
 /** The pass finished but some rows failed. */
 export const EXIT_ROWS_FAILED = 2;
 
+/** The codes of the CLI's own errors: the catalogue's `CLI_*`. */
+export type CliErrorCode = Extract<ErrorCode, `CLI_${string}`>;
+
 /**
  * An error the CLI reports as one line, without a stack trace: a usage problem of a command
- * (`CLI_USAGE`, kind `config`), or another error restated for the terminal (its code and kind kept).
+ * (`CLI_USAGE`, the default), sources a run left unsynced (`CLI_SOURCES_NOT_SYNCED`,
+ * `CLI_SOURCES_PAUSED`), or another error restated for the terminal (its code and kind kept).
  */
 export class CliError extends AppError {
   constructor(
     message: string,
     readonly exitCode = EXIT_CANNOT_RUN,
-    options: { code?: string; kind?: ErrorKind; cause?: unknown } = {},
+    options: { code?: CliErrorCode | ClassifiedCode; cause?: unknown } = {},
   ) {
-    super(options.code ?? 'CLI_USAGE', message, { kind: options.kind ?? 'config', cause: options.cause });
+    super(options.code ?? 'CLI_USAGE', message, { cause: options.cause });
   }
 
-  /** `error` restated as `message` for the terminal, keeping its code and kind. */
+  /** `error` restated as `message` for the terminal, keeping its code, kind and retryability. */
   static restating(error: AppError, message = error.message): CliError {
-    return new CliError(message, exitCodeOf(error), { code: error.code, kind: error.kind, cause: error });
+    return new CliError(message, exitCodeOf(error), { code: error, cause: error });
   }
 }
 

@@ -92,9 +92,7 @@ export function connectionOf(loaded: LoadedConfig, id: string): ApiConnection {
   const all = apiConnections(loaded);
   const found = all.get(id);
   if (found) return found;
-  throw new AppError('CONNECTION_UNKNOWN', `no connection "${id}" (known: ${[...all.keys()].join(', ')})`, {
-    kind: 'config',
-  });
+  throw new AppError('CONNECTION_UNKNOWN', `no connection "${id}" (known: ${[...all.keys()].join(', ')})`);
 }
 
 /**

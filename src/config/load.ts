@@ -16,7 +16,6 @@ export class ConfigError extends AppError {
     super(
       'CONFIG_INVALID',
       `Invalid configuration${file ? ` in ${file}` : ''}:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
-      { kind: 'config' },
     );
   }
 }
@@ -278,7 +277,7 @@ function duplicateSourceIds(sources: unknown): string[] {
  */
 export function requireSources(loaded: LoadedConfig): Config['sources'] {
   if (loaded.config.sources.length > 0) return loaded.config.sources;
-  throw new AppError('NO_SOURCE', noSourceMessage(loaded), { kind: 'config' });
+  throw new AppError('NO_SOURCE', noSourceMessage(loaded));
 }
 
 /** Why no source is configured (which file, or that none was found) and how to configure one. */

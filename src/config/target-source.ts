@@ -6,7 +6,7 @@ import type { SourceConfig } from './schema.js';
  * without `command`, or the only such source. The error says what to configure or to name.
  */
 export function targetSourceOf(sources: readonly SourceConfig[], id: string | undefined): SourceConfig {
-  const refuse = (message: string) => new AppError('TARGET_SOURCE_INVALID', message, { kind: 'config' });
+  const refuse = (message: string) => new AppError('TARGET_SOURCE_INVALID', message);
   if (id !== undefined) {
     const named = sources.find((s) => s.id === id);
     if (!named) throw refuse(`no source "${id}" in the configuration`);

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import formbody from '@fastify/formbody';
 import type { Queue } from 'bullmq';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { ErrorCode } from '../domain/error-codes.js';
 import type { Logger } from '../logging/logger.js';
 import { SyncMetrics } from '../metrics/sync-metrics.js';
 import { FailuresRepository } from '../state/failures.js';
@@ -158,12 +159,15 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
     }
     const statusCode = (error as FastifyError).statusCode;
     if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) {
-      return reply
-        .code(statusCode)
-        .send({ code: (error as FastifyError).code ?? 'DASHBOARD_BAD_REQUEST', message: error.message });
+      return reply.code(statusCode).send({
+        code: (error as FastifyError).code ?? ('DASHBOARD_BAD_REQUEST' satisfies ErrorCode),
+        message: error.message,
+      });
     }
     logger.error({ err: error, url: request.url }, 'dashboard request failed');
-    return reply.code(500).send({ code: 'DASHBOARD_INTERNAL', message: 'internal error (see the logs)' });
+    return reply
+      .code(500)
+      .send({ code: 'DASHBOARD_INTERNAL' satisfies ErrorCode, message: 'internal error (see the logs)' });
   });
 
   registerHealthRoutes(app, checks, logger);

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorCode } from '../domain/error-codes.js';
 import type { Logger } from '../logging/logger.js';
 import { parseCookies, sessionCookie } from './cookies.js';
 import {
@@ -203,7 +204,7 @@ export class DashboardAuth {
     }
     reply.header('www-authenticate', REALM);
     await reply.send({
-      code: 'DASHBOARD_UNAUTHORIZED',
+      code: 'DASHBOARD_UNAUTHORIZED' satisfies ErrorCode,
       message: error ?? 'Sign in, or send HTTP Basic credentials.',
     });
   }
@@ -213,7 +214,7 @@ export class DashboardAuth {
 export async function refuse(
   reply: FastifyReply,
   request: FastifyRequest,
-  code: string,
+  code: ErrorCode,
   message: string,
 ): Promise<void> {
   reply.header('cache-control', 'no-store');

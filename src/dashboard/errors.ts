@@ -1,4 +1,14 @@
+import type { ErrorCode } from '../domain/error-codes.js';
 import { AppError } from '../domain/errors.js';
+
+/** The codes of the dashboard's setup (`DashboardConfigError`). */
+type DashboardConfigErrorCode = 'DASHBOARD_CREDENTIALS_REQUIRED' | 'DASHBOARD_CREDENTIALS_INCOMPLETE';
+
+/**
+ * The codes the dashboard's routes answer with: the catalogue's `DASHBOARD_*` but its setup's. A
+ * refused request is about what was asked (`data`); a 5xx, about a part that failed us.
+ */
+export type DashboardErrorCode = Exclude<Extract<ErrorCode, `DASHBOARD_${string}`>, DashboardConfigErrorCode>;
 
 /**
  * An error of the dashboard, with a stable grep-able code and the HTTP status it answers with.
@@ -8,24 +18,24 @@ import { AppError } from '../domain/errors.js';
 export class DashboardError extends AppError {
   /** Short values a page may show with the error (the source, the record's kind and key). */
   readonly details: Readonly<Record<string, string>>;
+  declare readonly code: DashboardErrorCode;
   declare readonly status: number;
 
   constructor(
-    code: string,
+    code: DashboardErrorCode,
     status: number,
     message: string,
     options: { cause?: unknown; details?: Readonly<Record<string, string>> } = {},
   ) {
-    // A refused request is about what was asked (`data`); a 5xx, about a part that failed us.
-    super(code, message, { cause: options.cause, status, kind: status >= 500 ? 'infrastructure' : 'data' });
+    super(code, message, { cause: options.cause, status });
     this.details = options.details ?? {};
   }
 }
 
 /** The dashboard cannot start as configured (credentials missing beyond loopback, half a pair...). */
 export class DashboardConfigError extends AppError {
-  declare readonly code: 'DASHBOARD_CREDENTIALS_REQUIRED' | 'DASHBOARD_CREDENTIALS_INCOMPLETE';
-  constructor(code: 'DASHBOARD_CREDENTIALS_REQUIRED' | 'DASHBOARD_CREDENTIALS_INCOMPLETE', message: string) {
-    super(code, message, { kind: 'config' });
+  declare readonly code: DashboardConfigErrorCode;
+  constructor(code: DashboardConfigErrorCode, message: string) {
+    super(code, message);
   }
 }

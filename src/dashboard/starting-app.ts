@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { ErrorCode } from '../domain/error-codes.js';
 import type { Logger } from '../logging/logger.js';
 import type { ReadinessCheck } from './deps.js';
 import { registerHealthRoutes } from './health-routes.js';
@@ -42,7 +43,7 @@ export function buildStartingApp(props: StartingAppProps): FastifyInstance {
         .type('text/html; charset=utf-8')
         .send(startingPage(waitingFor).value);
     return reply.send({
-      code: 'DASHBOARD_STARTING',
+      code: 'DASHBOARD_STARTING' satisfies ErrorCode,
       message: `the worker is starting: waiting for ${waitingFor.join(', ') || 'its last parts'}`,
       waitingFor,
     });

@@ -12,7 +12,7 @@ import type { DropUploads, UploadView } from './drop-uploads.js';
 import { DashboardError } from './errors.js';
 import { noticeQuery } from './notices.js';
 import { signedInPage } from './signed-in-page.js';
-import { asDashboardError } from './upload-errors.js';
+import { uploadRefusalOf } from './upload-errors.js';
 import type { HtmlValue } from './views/html.js';
 import { banner } from './views/layout.js';
 import { refusalPage } from './views/sign-in-page.js';
@@ -86,7 +86,7 @@ export function registerUploadRoutes(app: FastifyInstance, props: UploadRoutesPr
     });
 
     scope.setErrorHandler(async (error: FastifyError, request, reply) => {
-      const failure = asDashboardError(error);
+      const failure = uploadRefusalOf(error);
       if (failure.status >= 500) logger.error({ err: error, url: request.url }, 'dashboard: upload failed');
       else
         logger.warn(

@@ -1,15 +1,19 @@
+import { ERROR_CODES, type ErrorCode } from './error-codes.js';
+
 /**
  * The one error base of the codebase. Every module's errors extend it, so what to do with an error
  * (fail the row, stop the pass, retry the job, pick an exit code) is decided from three fields, never
  * from a class name or a message:
  *
- * - `code`: stable and grep-able (`CSV_DROP_DIR_MISSING`, `LOGIN_REQUIRED`, the API's own
- *   `app-invoicing.invoice.duplicate-source-id`...);
- * - `kind`: whose problem it is (see {@link ErrorKind});
- * - `retryable`: whether trying the same thing again, unchanged, may succeed.
+ * - `code`: stable and grep-able, a code of the catalogue (`ERROR_CODES` in error-codes.ts:
+ *   `CSV_DROP_DIR_MISSING`, `LOGIN_REQUIRED`...), or the API's own
+ *   (`app-invoicing.invoice.duplicate-source-id`, carried by `ApiResponseError`);
+ * - `kind`: whose problem it is (see {@link ErrorKind}), the catalogue's for its code;
+ * - `retryable`: whether trying the same thing again, unchanged, may succeed, the catalogue's for
+ *   its code unless the case decides (`AppErrorOptions.retryable`).
  *
  * @example
- * throw new AppError('CSV_DROP_DIR_MISSING', `drop folder ${dir} does not exist`, { kind: 'config' });
+ * throw new AppError('WORKER_REDIS_MISSING', '`worker` needs Redis: set REDIS_URL (or queue.redisUrl)');
  */
 export class AppError extends Error {
   readonly code: string;
@@ -18,14 +22,32 @@ export class AppError extends Error {
   /** The HTTP status of the answer that carried the error, when there was one (API, dashboard). */
   readonly status: number | undefined;
 
-  constructor(code: string, message: string, options: AppErrorOptions) {
+  /**
+   * @param code a code of the catalogue, which gives the kind and retryability; or, where those are
+   *   decided elsewhere, a {@link ClassifiedCode}: the API's own code classified from its answer, or
+   *   another `AppError` restated with a new message (`new AppError(error, 'cannot reach …')`).
+   */
+  constructor(code: ErrorCode | ClassifiedCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    const classified = typeof code === 'string' ? { code, ...ERROR_CODES[code] } : code;
     this.name = new.target.name;
-    this.code = code;
-    this.kind = options.kind;
-    this.retryable = options.retryable ?? false;
+    this.code = classified.code;
+    this.kind = classified.kind;
+    this.retryable = options.retryable ?? classified.retryable;
     this.status = options.status;
   }
+}
+
+/**
+ * A code outside the catalogue with its kind and retryability, for the two cases where they are
+ * decided elsewhere: the API's own code (`app-invoicing.invoice.duplicate-source-id`, `HTTP_503`),
+ * classified from its answer's status; and an error restated with another message (an `AppError`
+ * is one). Anywhere else, a code is an {@link ErrorCode}.
+ */
+export interface ClassifiedCode {
+  readonly code: string;
+  readonly kind: ErrorKind;
+  readonly retryable: boolean;
 }
 
 /**
@@ -38,8 +60,10 @@ export class AppError extends Error {
 export type ErrorKind = 'data' | 'infrastructure' | 'config';
 
 export interface AppErrorOptions {
-  kind: ErrorKind;
-  /** Default false. */
+  /**
+   * Only where the code's retryability depends on the case (an alert target's answer, a token
+   * endpoint's refusal, a record's failure); default: the catalogue's for the code.
+   */
   retryable?: boolean | undefined;
   cause?: unknown;
   status?: number | undefined;

@@ -19,7 +19,6 @@ export class SourceLockLostError extends AppError {
     super(
       'SOURCE_LOCK_LOST',
       `the lock of source "${sourceId}" was lost to another job (${holder}), Redis having lost it: this pass stopped before its next batch, its file put back`,
-      { kind: 'infrastructure', retryable: true },
     );
   }
 }
@@ -30,7 +29,6 @@ export class PassSupersededError extends AppError {
     super(
       'SOURCE_PASS_SUPERSEDED',
       `another pass of source "${sourceId}" started (run ${laterRunId}) while this one (run ${runId}) ran: this pass stopped before its next batch, its file put back`,
-      { kind: 'infrastructure', retryable: true },
     );
   }
 }

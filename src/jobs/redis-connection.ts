@@ -1,14 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { AppError } from '../domain/errors.js';
+import { RedisUnavailableError } from '../domain/redis-unavailable.js';
 import { settlesWithin } from '../domain/settle.js';
-
-/** Redis could not be reached at start. */
-export class RedisUnavailableError extends AppError {
-  constructor(message: string) {
-    super('REDIS_UNAVAILABLE', message, { kind: 'infrastructure', retryable: true });
-  }
-}
 
 export interface QueueConnectionProps {
   url: string;

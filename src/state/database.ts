@@ -156,7 +156,7 @@ export async function schemaIsCurrent(
 /** A migration of the state DB failed: nothing can run until it is fixed. */
 export class MigrationError extends AppError {
   constructor(message: string, options: { cause?: unknown } = {}) {
-    super('STATE_DB_MIGRATION_FAILED', message, { cause: options.cause, kind: 'infrastructure' });
+    super('STATE_DB_MIGRATION_FAILED', message, { cause: options.cause });
   }
 }
 

@@ -40,7 +40,6 @@ export class StateDbInUseError extends AppError {
     super(
       'STATE_DB_IN_USE',
       `the embedded state DB in ${dataDir} is in use by ${who}; the embedded state DB serves one process at a time: stop it, or use Postgres (DATABASE_URL) to run several processes (worker + CLI)${gone}`,
-      { kind: 'config' },
     );
   }
 }

@@ -31,6 +31,5 @@ export async function checkFreeSpace(dataDir: string, minFreeMb: number): Promis
     'STATE_DB_DISK_FULL',
     `disk full: ${freeMb.toFixed(1)} MB free in ${dataDir}, the embedded state DB needs ${minFreeMb} MB ` +
       '(state.minFreeMb): free space there; nothing was lost, the next pass resumes',
-    { kind: 'infrastructure', retryable: true },
   );
 }

@@ -91,9 +91,7 @@ export async function adoptUnstampedState(
   organizationId: string,
 ): Promise<Record<string, number>> {
   if (organizationId === '')
-    throw new AppError('STATE_SCOPE_INVALID', 'state DB: cannot stamp state with an empty organization id', {
-      kind: 'config',
-    });
+    throw new AppError('STATE_SCOPE_INVALID', 'state DB: cannot stamp state with an empty organization id');
   const { connectionId, organizationId: unstamped } = UNSTAMPED_SCOPE;
   return db.transaction().execute(async (tx) => {
     const stamped: Record<string, number> = {};

@@ -32,7 +32,8 @@ export interface FailureReason {
 /** Thrown inside the engine to fail one record with a reason (never escapes a batch). */
 export class RecordFailure extends AppError {
   constructor(readonly reason: FailureReason) {
-    super('SYNC_RECORD_FAILED', reason.message, { kind: 'data', retryable: reason.retryable });
+    // Retryable or not as the reason says (a 5xx of the API, a record the API refuses for good).
+    super('SYNC_RECORD_FAILED', reason.message, { retryable: reason.retryable });
   }
 }
 

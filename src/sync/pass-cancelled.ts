@@ -14,7 +14,6 @@ export class PassCancelledError extends AppError {
     super(
       'SYNC_PASS_CANCELLED',
       `cancelled by ${by}: the pass stopped before its next batch, the file under way put back`,
-      { kind: 'infrastructure', retryable: false },
     );
   }
 }

@@ -42,9 +42,7 @@ export function flowOrCurrent(flow?: Flow): Flow {
 /** A copy of `flow`, refused when its weight cannot divide a share (0, negative, NaN, Infinity). */
 export function checkedFlow(flow: Flow): Flow {
   if (!Number.isFinite(flow.weight) || flow.weight <= 0) {
-    throw new AppError('FLOW_WEIGHT_INVALID', `flow "${flow.id}" has weight ${flow.weight}; it must be > 0`, {
-      kind: 'config',
-    });
+    throw new AppError('FLOW_WEIGHT_INVALID', `flow "${flow.id}" has weight ${flow.weight}; it must be > 0`);
   }
   return { id: flow.id, weight: flow.weight };
 }

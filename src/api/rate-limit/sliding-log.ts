@@ -3,6 +3,7 @@ import type { Logger } from '../../logging/logger.js';
 import { ReceivablesError } from '../errors.js';
 import { FairLine } from './fair-line.js';
 import { type Flow, flowOrCurrent } from './flow.js';
+import { InFlight } from './in-flight.js';
 import {
   type LimiterOptions,
   LOOKBACK_MAX_MS,
@@ -23,7 +24,6 @@ import {
   type Sleep,
 } from './types.js';
 import { WaitBoard } from './wait-board.js';
-import { InFlight } from './waiter-line.js';
 
 export interface SlidingLogRateLimiterProps extends LimiterOptions {
   clock: Clock;
@@ -43,8 +43,7 @@ interface KeyState {
 }
 
 /** The error `acquire` rejects with once the limiter is closed. */
-export const limiterClosed = () =>
-  new ReceivablesError('RATE_LIMITER_CLOSED', 'The rate limiter is closed', { retryable: false });
+export const limiterClosed = () => new ReceivablesError('RATE_LIMITER_CLOSED', 'The rate limiter is closed');
 
 /**
  * An exact sliding log in memory, for a single process (no Redis): a request is admitted when fewer

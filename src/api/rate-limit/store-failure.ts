@@ -1,16 +1,13 @@
 import { AppError, messageOf } from '../../domain/errors.js';
+import { RedisUnavailableError } from '../../domain/redis-unavailable.js';
 
 /**
  * The shared limiter's Redis did not answer (ioredis gave up on the command): no request may go out
  * unmetered, so the caller's pass stops on an infrastructure fault and the next one resumes.
  */
-export class LimiterStoreError extends AppError {
+export class LimiterStoreError extends RedisUnavailableError {
   constructor(cause: unknown) {
-    super('REDIS_UNAVAILABLE', `the rate limiter's Redis did not answer: ${messageOf(cause)}`, {
-      kind: 'infrastructure',
-      retryable: true,
-      cause,
-    });
+    super(`the rate limiter's Redis did not answer: ${messageOf(cause)}`, { cause });
   }
 }
 

@@ -33,7 +33,7 @@ export class CsvParseFailure extends AppError {
     readonly csvCode: string,
     message: string,
   ) {
-    super('CSV_PARSE_FAILED', message, { kind: 'data' });
+    super('CSV_PARSE_FAILED', message);
   }
 }
 

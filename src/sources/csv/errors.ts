@@ -1,48 +1,20 @@
-import { AppError, type ErrorKind } from '../../domain/errors.js';
-
-/** Stable codes of the CSV source's own errors (not row problems: those are data, reported per row). */
-export type CsvSourceErrorCode =
-  /** A `mapping` target names no contract column. */
-  | 'CSV_MAPPING_INVALID'
-  /** The drop folder does not exist or is not a directory. */
-  | 'CSV_DROP_DIR_MISSING'
-  /**
-   * A working folder (`.processing`, `archive`, `archive/<day>`, `rejected`) is a symbolic link or
-   * not a folder: files moved or written there would land outside the drop folder.
-   */
-  | 'CSV_DROP_DIR_UNSAFE'
-  /** The engine called `complete` before draining `batches()`, or drained it twice. */
-  | 'CSV_UNIT_MISUSED'
-  /**
-   * No space left (ENOSPC, EDQUOT) to write a file's report or to archive it: infrastructure, the
-   * file goes back to the drop folder and the next pass with space reads it again.
-   */
-  | 'CSV_DROP_DIR_FULL'
-  /** An uploaded file's name cannot be dropped (empty, hidden, too long) or matches no kind (`files:`). */
-  | 'CSV_UPLOAD_NAME_REFUSED'
-  /** An uploaded file is larger than the dashboard takes (`dashboard.uploadMaxMb`). */
-  | 'CSV_UPLOAD_TOO_LARGE'
-  /** No upload waits under that id (synced or discarded already, or never staged). */
-  | 'CSV_UPLOAD_UNKNOWN'
-  /** Every free name for an upload in the drop folder matches another kind, or none is left. */
-  | 'CSV_UPLOAD_NAME_TAKEN';
+import type { ErrorCode } from '../../domain/error-codes.js';
+import { AppError } from '../../domain/errors.js';
 
 /**
- * An error of the CSV source; none is worth retrying as is (the configuration or the caller must
- * change), but a full disk (`infrastructure`, retryable: it heals once space is freed).
+ * Stable codes of the CSV source's own errors (not row problems: those are data, reported per row):
+ * the catalogue's `CSV_*` but `CSV_PARSE_FAILED` (a file that cannot be read as CSV: `CsvParseFailure`).
+ */
+export type CsvSourceErrorCode = Exclude<Extract<ErrorCode, `CSV_${string}`>, 'CSV_PARSE_FAILED'>;
+
+/**
+ * An error of the CSV source; none is worth retrying as is (the configuration, the upload or the
+ * caller must change), but a full disk (`CSV_DROP_DIR_FULL`: it heals once space is freed).
  */
 export class CsvSourceError extends AppError {
   declare readonly code: CsvSourceErrorCode;
-  constructor(
-    code: CsvSourceErrorCode,
-    message: string,
-    options: { cause?: unknown; kind?: ErrorKind; retryable?: boolean } = {},
-  ) {
-    super(code, message, {
-      cause: options.cause,
-      kind: options.kind ?? 'config',
-      retryable: options.retryable ?? false,
-    });
+  constructor(code: CsvSourceErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(code, message, options);
   }
 }
 
@@ -59,6 +31,6 @@ export function diskFullOr(error: unknown, what: string): unknown {
     'CSV_DROP_DIR_FULL',
     `disk full: ${what} (${code}): free space there; the file goes back to the drop folder and the ` +
       'next pass reads it again',
-    { cause: error, kind: 'infrastructure', retryable: true },
+    { cause: error },
   );
 }

@@ -230,13 +230,10 @@ const tooLarge = (name: string, maxBytes: number) =>
   new CsvSourceError(
     'CSV_UPLOAD_TOO_LARGE',
     `${name} is larger than ${megabytes(maxBytes)}, the most the dashboard takes (dashboard.uploadMaxMb): split it, or copy it into the drop folder`,
-    { kind: 'data' },
   );
 
 const unknown = (id: string) =>
-  new CsvSourceError('CSV_UPLOAD_UNKNOWN', `no upload waits under ${id}: synced or discarded already`, {
-    kind: 'data',
-  });
+  new CsvSourceError('CSV_UPLOAD_UNKNOWN', `no upload waits under ${id}: synced or discarded already`);
 
 /** `10 MB`, `1.5 MB`, `512 KB`. */
 export function megabytes(bytes: number): string {

@@ -35,16 +35,11 @@ describe("the worker's watch of its connections", () => {
             error: new AppError(
               'ORGANIZATION_NOT_VISIBLE',
               'organization x is not among those the token sees',
-              {
-                kind: 'config',
-              },
             ),
           },
           {
             sourceId: 'crm',
-            error: new AppError('ORGANIZATION_UNKNOWN', 'the token sees several organizations', {
-              kind: 'config',
-            }),
+            error: new AppError('ORGANIZATION_UNKNOWN', 'the token sees several organizations'),
           },
         ],
         budgets: () => [
@@ -83,10 +78,7 @@ describe("the worker's watch of its connections", () => {
         check: async () => [
           {
             sourceId: 'erp',
-            error: new AppError('NETWORK_ERROR', 'connect ECONNREFUSED', {
-              kind: 'infrastructure',
-              retryable: true,
-            }),
+            error: new AppError('NETWORK_ERROR', 'connect ECONNREFUSED'),
           },
         ],
         budgets: () => [],
@@ -113,13 +105,8 @@ describe("the worker's watch of its connections", () => {
     const logs = captureLogs();
     const told: string[] = [];
     let calls = 0;
-    const unreachable = new AppError('NETWORK_ERROR', 'connect ECONNREFUSED', {
-      kind: 'infrastructure',
-      retryable: true,
-    });
-    const organizationElsewhere = new AppError('ORGANIZATION_NOT_VISIBLE', 'not among those the token sees', {
-      kind: 'config',
-    });
+    const unreachable = new AppError('NETWORK_ERROR', 'connect ECONNREFUSED');
+    const organizationElsewhere = new AppError('ORGANIZATION_NOT_VISIBLE', 'not among those the token sees');
     const delays: number[] = [];
     const watch = watchConnections({
       targets: {

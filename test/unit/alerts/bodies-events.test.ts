@@ -14,9 +14,7 @@ const clock = new ManualClock('2026-11-24T10:00:00.000Z');
 
 describe('alert events and their bodies', () => {
   it('when a pass cannot run, then the event names the source, the code and the message', () => {
-    const error = new AppError('CSV_DROP_DIR_MISSING', 'the drop folder /srv/drop does not exist', {
-      kind: 'config',
-    });
+    const error = new AppError('CSV_DROP_DIR_MISSING', 'the drop folder /srv/drop does not exist');
     const event = runFailedEvent({ sourceId: 'erp-csv', error }, clock);
     expect(event).toMatchObject({
       type: 'run.failed',

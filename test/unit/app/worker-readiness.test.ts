@@ -60,10 +60,7 @@ function readinessOf(options: { notReadyMs?: number; repeatMs?: number } = {}) {
   return { readiness, told, logs, advance, checks };
 }
 
-const refused = new AppError('REDIS_UNAVAILABLE', 'cannot reach Redis at redis://redis:6379/: ECONNREFUSED', {
-  kind: 'infrastructure',
-  retryable: true,
-});
+const refused = new AppError('REDIS_UNAVAILABLE', 'cannot reach Redis at redis://redis:6379/: ECONNREFUSED');
 
 describe("the worker's readiness", () => {
   it('when a dependency is missing, then its check fails with why, the others wait, and the outage is logged once', async () => {

@@ -12,8 +12,8 @@ import { CliError, EXIT_CANNOT_RUN, exitCodeOf } from '../../../src/cli/errors.j
 import { ConfigError } from '../../../src/config/load.js';
 import { DashboardConfigError, DashboardError } from '../../../src/dashboard/errors.js';
 import { AppError, errorKindOf, isRetryable } from '../../../src/domain/errors.js';
+import { RedisUnavailableError } from '../../../src/domain/redis-unavailable.js';
 import { isPermanentFailure, toJobError } from '../../../src/jobs/job-errors.js';
-import { RedisUnavailableError } from '../../../src/jobs/redis-connection.js';
 import { CsvParseFailure } from '../../../src/sources/csv/csv-rows.js';
 import { CsvSourceError } from '../../../src/sources/csv/errors.js';
 import { ModuleSourceError } from '../../../src/sources/module/errors.js';
