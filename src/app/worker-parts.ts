@@ -15,7 +15,7 @@ import { closeSyncWorker, startSyncWorker } from '../jobs/sync-worker.js';
 import { SyncMetrics } from '../metrics/sync-metrics.js';
 import { PausedSources } from '../state/paused-sources.js';
 import { SourcePasses } from '../state/source-passes.js';
-import { withStateErrors } from '../state/state-errors.js';
+import { StateCalls } from '../state/state-calls.js';
 import { alertsConfigOf } from './alerting.js';
 import { watchConnections } from './connection-budgets.js';
 import { startDashboardServer } from './dashboard.js';
@@ -106,7 +106,7 @@ export async function startWorkerParts(
     sources: loaded.config.sources,
     lock: new SourceLock({ redis: connection, prefix: settings.prefix, ttlMs: settings.lockMs, logger }),
     // The passes as the state DB knows them: one per source still holds when Redis loses the lock.
-    passes: withStateErrors(new SourcePasses(opened.database.db)),
+    passes: new SourcePasses(opened.database.db, new StateCalls()),
     logger,
     isPaused,
     sourceBusyRetryMs: settings.sourceBusyRetryMs,

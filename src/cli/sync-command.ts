@@ -8,7 +8,7 @@ import { type LoadedConfig, requireSources } from '../config/load.js';
 import { AppError, errorCodeOf, messageOf } from '../domain/errors.js';
 import { PausedSources } from '../state/paused-sources.js';
 import { RUN_SHUT_DOWN } from '../state/runs.js';
-import { type SourceSummary, summaryOfStoppedPass } from '../sync/run-sync.js';
+import type { SourceSummary } from '../sync/run-sync.js';
 import { loadCliConfig, outputStyle } from './cli-config.js';
 import { CliError, EXIT_CANNOT_RUN, EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
 import { faultLine } from './fault-line.js';
@@ -125,14 +125,17 @@ async function syncOnce(
       if (down.some((d) => d.connectionId === connectionId)) continue;
       try {
         summaries.push(
-          ...(await service.syncSource(config.id, { trigger: 'once', dryRun: flags.dryRun ?? false })),
+          ...(await service.syncSource(config.id, {
+            trigger: 'once',
+            dryRun: flags.dryRun ?? false,
+            // A stopped pass is reported too (its counts as its run recorded them).
+            onStopped: (partial) => summaries.push(partial),
+          })),
         );
       } catch (error) {
         if (!isConnectionFault(error)) throw error;
         if (isOrganizationFault(error)) refused.push({ sourceId: config.id, error });
         else down.push({ connectionId, error });
-        const partial = summaryOfStoppedPass(error);
-        if (partial) summaries.push(partial);
       }
     }
     // A pass that read nothing sent nothing: one read checks that the API and the token answer
@@ -147,10 +150,8 @@ async function syncOnce(
     else if (refused.length > 0) stopped = refused[0]!.error;
   } catch (error) {
     // The pass stopped (the API, the credentials, the state DB): what was done is still reported,
-    // the stopped pass's too (its counts as its run recorded them).
+    // the stopped pass's too (`onStopped` above).
     stopped = error;
-    const partial = summaryOfStoppedPass(error);
-    if (partial) summaries.push(partial);
   } finally {
     // No pass runs any more: a signal from now on ends the process as it would have before.
     shutdown.dispose();
@@ -180,7 +181,9 @@ async function syncOnce(
     json.written = true;
   }
   if (stopped)
-    throw new CliError(stoppedLine(loaded, stopped, down, refused, sources.length), EXIT_CANNOT_RUN);
+    throw new CliError(stoppedLine(loaded, stopped, down, refused, sources.length), EXIT_CANNOT_RUN, {
+      code: 'CLI_SOURCES_NOT_SYNCED',
+    });
   if (paused.length > 0)
     throw new CliError(
       `not synced, paused: ${paused
@@ -189,11 +192,13 @@ async function syncOnce(
           '; ',
         )}. Once the cause is fixed, resume it: ${paused.map((s) => `\`${invocation()} resume --source ${s.id}\``).join(', ')} (or on its page of the dashboard).`,
       EXIT_CANNOT_RUN,
+      { code: 'CLI_SOURCES_PAUSED' },
     );
   if (skipped.length > 0)
     throw new CliError(
       `stopped by ${shutdown.signal} before syncing: ${skipped.join(', ')}`,
       EXIT_CANNOT_RUN,
+      { code: 'CLI_SOURCES_NOT_SYNCED' },
     );
   process.exitCode = hasFailures(summaries) ? EXIT_ROWS_FAILED : EXIT_OK;
 }

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { openSyncRuntime, syncServiceOf } from '../app/runtime.js';
 import { requireSources } from '../config/load.js';
 import { targetSourceOf } from '../config/target-source.js';
-import { type SourceSummary, summaryOfStoppedPass } from '../sync/run-sync.js';
+import type { SourceSummary } from '../sync/run-sync.js';
 import { loadCliConfig } from './cli-config.js';
 import { CliError, EXIT_CANNOT_RUN, EXIT_OK, EXIT_ROWS_FAILED } from './errors.js';
 import { faultLine } from './fault-line.js';
@@ -55,11 +55,15 @@ async function runTarget(flags: TargetFlags, command: Command): Promise<void> {
       stream: process.stdin,
       onState: (value) => writeLine(JSON.stringify(value)),
     });
-    summaries.push(...(await service.syncSource(config.id, { trigger: 'target', dryRun: false })));
+    summaries.push(
+      ...(await service.syncSource(config.id, {
+        trigger: 'target',
+        dryRun: false,
+        onStopped: (partial) => summaries.push(partial),
+      })),
+    );
   } catch (error) {
     stopped = error;
-    const partial = summaryOfStoppedPass(error);
-    if (partial) summaries.push(partial);
   } finally {
     progress.finish();
     await runtime.close();
@@ -71,7 +75,10 @@ async function runTarget(flags: TargetFlags, command: Command): Promise<void> {
     Date.now() - started,
   );
   process.stderr.write(textSummary(summaries, summary, false));
-  if (stopped) throw new CliError(faultLine(stopped, loaded.config.api.baseUrl), EXIT_CANNOT_RUN);
+  if (stopped)
+    throw new CliError(faultLine(stopped, loaded.config.api.baseUrl), EXIT_CANNOT_RUN, {
+      code: 'CLI_SOURCES_NOT_SYNCED',
+    });
   process.exitCode = hasFailures(summaries) ? EXIT_ROWS_FAILED : EXIT_OK;
 }
 

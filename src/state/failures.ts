@@ -4,6 +4,7 @@ import type { FailureInput, FailureRow, RecordKind } from '../domain/sync-state.
 import type { StateDb } from './database.js';
 import type { FailuresTable } from './schema.js';
 import { type StateScopes, scopeColumns, sourceInScope, UNSTAMPED_SCOPES } from './scopes.js';
+import { StateCalls } from './state-calls.js';
 
 export type { FailureInput, FailureRow };
 
@@ -17,15 +18,23 @@ const retryDelayMs = (attempts: number): number =>
  * Records that failed, one open failure per record; resolved when the record later syncs. A
  * source's failures are opened, read and closed within its scope (see `state/scopes.ts`: the
  * organization that refused it).
+ *
+ * What a lost connection does to each statement (see `StateCalls`): the reads, `resolve` (it closes
+ * the failures still open) and the table's upkeep (`analyze`) are `retried`. Run `once`: `record` and
+ * `recordMany`, whose upsert adds the attempts to those of the open failure (an attempt again after
+ * one that took effect would count them twice, and put its next retry further off); and `dismiss`,
+ * whose answer is how many it closed (an attempt again would close none and say 0).
  */
 export class FailuresRepository {
   /** Failures written by this process, and the count at which the table is analyzed next. */
   #written = 0;
   #analyzeAt = 10_000;
 
+  /** `calls`: how statements run (default `StateCalls.direct`; `syncStateRepos` passes the retrying ones). */
   constructor(
     private readonly db: StateDb,
     private readonly scopes: StateScopes = UNSTAMPED_SCOPES,
+    private readonly calls: StateCalls = StateCalls.direct,
   ) {}
 
   /** One failure: opened, or the open one of that record updated (its attempts counted). */
@@ -54,7 +63,7 @@ export class FailuresRepository {
     this.#written += added;
     if (this.#written < this.#analyzeAt) return;
     this.#analyzeAt = this.#written * 2;
-    await sql`analyze failures`.execute(this.db);
+    await this.calls.retried('failures.analyze', () => sql`analyze failures`.execute(this.db));
   }
 
   /**
@@ -89,47 +98,51 @@ export class FailuresRepository {
       run_id: input.runId ?? null,
       last_failed_at: now,
     }));
-    await this.db
-      .insertInto('failures')
-      .values(rows)
-      .onConflict((oc) =>
-        oc
-          .columns(['connection_id', 'organization_id', 'source_id', 'kind', 'source_key'])
-          .where('resolved_at', 'is', null)
-          .doUpdateSet((eb) => ({
-            stage: eb.ref('excluded.stage'),
-            status: eb.ref('excluded.status'),
-            api_code: eb.ref('excluded.api_code'),
-            message: eb.ref('excluded.message'),
-            file: eb.ref('excluded.file'),
-            line: eb.ref('excluded.line'),
-            column_name: eb.ref('excluded.column_name'),
-            retryable: eb.ref('excluded.retryable'),
-            attempts: sql<number>`failures.attempts + excluded.attempts`,
-            // retryDelayMs, in SQL, of the attempts counted above.
-            next_retry_at: sql<Date | null>`case when excluded.retryable then excluded.last_failed_at +
+    await this.calls.once('failures.record', () =>
+      this.db
+        .insertInto('failures')
+        .values(rows)
+        .onConflict((oc) =>
+          oc
+            .columns(['connection_id', 'organization_id', 'source_id', 'kind', 'source_key'])
+            .where('resolved_at', 'is', null)
+            .doUpdateSet((eb) => ({
+              stage: eb.ref('excluded.stage'),
+              status: eb.ref('excluded.status'),
+              api_code: eb.ref('excluded.api_code'),
+              message: eb.ref('excluded.message'),
+              file: eb.ref('excluded.file'),
+              line: eb.ref('excluded.line'),
+              column_name: eb.ref('excluded.column_name'),
+              retryable: eb.ref('excluded.retryable'),
+              attempts: sql<number>`failures.attempts + excluded.attempts`,
+              // retryDelayMs, in SQL, of the attempts counted above.
+              next_retry_at: sql<Date | null>`case when excluded.retryable then excluded.last_failed_at +
               least(${RETRY_MAX_SECONDS}::int, ${RETRY_BASE_SECONDS}::int * power(2, least(failures.attempts + excluded.attempts - 1, 12))::int)
               * interval '1 second' end`,
-            payload: eb.ref('excluded.payload'),
-            run_id: eb.ref('excluded.run_id'),
-            last_failed_at: eb.ref('excluded.last_failed_at'),
-          })),
-      )
-      .execute();
+              payload: eb.ref('excluded.payload'),
+              run_id: eb.ref('excluded.run_id'),
+              last_failed_at: eb.ref('excluded.last_failed_at'),
+            })),
+        )
+        .execute(),
+    );
   }
 
   /** The kinds of which a source has open failures: one probe of the open-failure index per kind. */
   async openKinds(sourceId: string): Promise<Set<RecordKind>> {
     const kinds = new Set<RecordKind>();
     for (const kind of RECORD_KINDS) {
-      const open = await this.db
-        .selectFrom('failures')
-        .select('id')
-        .where(sourceInScope(this.scopes, sourceId))
-        .where('kind', '=', kind)
-        .where('resolved_at', 'is', null)
-        .limit(1)
-        .executeTakeFirst();
+      const open = await this.calls.retried('failures.openKinds', () =>
+        this.db
+          .selectFrom('failures')
+          .select('id')
+          .where(sourceInScope(this.scopes, sourceId))
+          .where('kind', '=', kind)
+          .where('resolved_at', 'is', null)
+          .limit(1)
+          .executeTakeFirst(),
+      );
       if (open) kinds.add(kind);
     }
     return kinds;
@@ -151,7 +164,7 @@ export class FailuresRepository {
       .where('resolved_at', 'is', null);
     if (options.sparing !== undefined) query = query.where('stage', '!=', options.sparing);
     if (options.only !== undefined) query = query.where('stage', '=', options.only);
-    await query.execute();
+    await this.calls.retried('failures.resolve', () => query.execute());
   }
 
   /**
@@ -167,31 +180,35 @@ export class FailuresRepository {
     const valid = ids.filter((id) => /^\d{1,18}$/.test(id));
     if (valid.length === 0) return 0;
     const now = new Date();
-    const result = await this.db
-      .updateTable('failures')
-      .set({
-        resolved_at: now,
-        dismissed_at: now,
-        dismissed_reason: dismissal.reason,
-        dismissed_by: dismissal.by,
-        next_retry_at: null,
-      })
-      // Chosen by id (the dashboard's selection, which lists every scope): the source is enough.
-      .where('source_id', '=', sourceId)
-      .where('id', 'in', valid)
-      .where('resolved_at', 'is', null)
-      .executeTakeFirst();
+    const result = await this.calls.once('failures.dismiss', () =>
+      this.db
+        .updateTable('failures')
+        .set({
+          resolved_at: now,
+          dismissed_at: now,
+          dismissed_reason: dismissal.reason,
+          dismissed_by: dismissal.by,
+          next_retry_at: null,
+        })
+        // Chosen by id (the dashboard's selection, which lists every scope): the source is enough.
+        .where('source_id', '=', sourceId)
+        .where('id', 'in', valid)
+        .where('resolved_at', 'is', null)
+        .executeTakeFirst(),
+    );
     return Number(result.numUpdatedRows);
   }
 
   /** Open failures of a source, counted in the database. */
   async countOpen(sourceId: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('failures')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where(sourceInScope(this.scopes, sourceId))
-      .where('resolved_at', 'is', null)
-      .executeTakeFirst();
+    const row = await this.calls.retried('failures.countOpen', () =>
+      this.db
+        .selectFrom('failures')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where(sourceInScope(this.scopes, sourceId))
+        .where('resolved_at', 'is', null)
+        .executeTakeFirst(),
+    );
     return Number(row?.n ?? 0);
   }
 
@@ -223,7 +240,9 @@ export class FailuresRepository {
       if (ids.length === 0) return [];
       query = query.where('id', 'in', ids);
     }
-    const rows = await query.orderBy('source_id').orderBy('kind').orderBy('source_key').execute();
+    const rows = await this.calls.retried('failures.open', () =>
+      query.orderBy('source_id').orderBy('kind').orderBy('source_key').execute(),
+    );
     return rows.map(toFailureRow);
   }
 }

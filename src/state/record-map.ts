@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { BatchDiff, MappedRecord, RecordKind } from '../domain/sync-state.js';
 import type { StateDb } from './database.js';
 import { type StateScopes, scopeColumns, sourceInScope, UNSTAMPED_SCOPES } from './scopes.js';
+import { StateCalls } from './state-calls.js';
 
 export type { BatchDiff, MappedRecord };
 
@@ -17,6 +18,11 @@ type ChangedRow = [
  * source key -> API id and content hash, per source and kind, within the source's scope (its
  * connection and organization, see `state/scopes.ts`): a remote id means something in one
  * organization only.
+ *
+ * Every statement here is idempotent, so each is `retried` on a lost connection (see `StateCalls`):
+ * reads; `save`, an upsert of what the caller holds (with the delete of its pending write by key);
+ * `setFingerprints`, `resetHash` and `resetHashes`, which set values the statement names; and the
+ * table's upkeep (`vacuum (analyze)`).
  */
 export class RecordMapRepository {
   /** Rows written through this repository since it was last vacuumed and analyzed. */
@@ -24,9 +30,14 @@ export class RecordMapRepository {
   /** Per source: rows written through this repository, and the count at which it maintains the table next. */
   readonly #growth = new Map<string, { written: number; maintainAt: number }>();
 
+  /**
+   * `calls`: how statements run (default `StateCalls.direct`: once, the driver's errors as they are;
+   * `syncStateRepos` passes the retrying ones).
+   */
   constructor(
     private readonly db: StateDb,
     private readonly scopes: StateScopes = UNSTAMPED_SCOPES,
+    private readonly calls: StateCalls = StateCalls.direct,
   ) {}
 
   /** The rows of one source's records (in its scope). */
@@ -50,7 +61,7 @@ export class RecordMapRepository {
   async maintainIfGrown(threshold = 1_000): Promise<boolean> {
     if (this.#writtenSinceAnalyze < threshold) return false;
     this.#writtenSinceAnalyze = 0;
-    await sql`vacuum (analyze) record_map`.execute(this.db);
+    await this.calls.retried('recordMap.vacuum', () => sql`vacuum (analyze) record_map`.execute(this.db));
     return true;
   }
 
@@ -76,10 +87,12 @@ export class RecordMapRepository {
 
   /** How many records of one kind a source has, counting no further than `max` (a bounded cost). */
   async countUpTo(sourceId: string, kind: RecordKind, max: number): Promise<number> {
-    const { n } = await this.db
-      .selectFrom(() => this.#ofKind(sourceId, kind).select(sql`1`.as('one')).limit(max).as('held'))
-      .select(sql<number>`count(*)::int`.as('n'))
-      .executeTakeFirstOrThrow();
+    const { n } = await this.calls.retried('recordMap.countUpTo', () =>
+      this.db
+        .selectFrom(() => this.#ofKind(sourceId, kind).select(sql`1`.as('one')).limit(max).as('held'))
+        .select(sql<number>`count(*)::int`.as('n'))
+        .executeTakeFirstOrThrow(),
+    );
     return n;
   }
 
@@ -100,24 +113,28 @@ export class RecordMapRepository {
     if (fingerprints.size === 0) return { changed, unknown };
     const keys = [...fingerprints.keys()];
     const keyList = textList(keys);
-    const { known, rows } = await this.#ofKind(sourceId, kind)
-      .select([
-        sql<number>`count(*)::int`.as('known'),
-        sql<
-          ChangedRow[]
-        >`coalesce(json_agg(json_build_array(source_key, api_id, content_hash, synced_state, record)) filter (where content_hash <> all(${textList([...fingerprints.values()])})), '[]'::json)`.as(
-          'rows',
-        ),
-      ])
-      .where(sql<boolean>`source_key = any(${keyList})`)
-      .executeTakeFirstOrThrow();
+    const { known, rows } = await this.calls.retried('recordMap.diff', () =>
+      this.#ofKind(sourceId, kind)
+        .select([
+          sql<number>`count(*)::int`.as('known'),
+          sql<
+            ChangedRow[]
+          >`coalesce(json_agg(json_build_array(source_key, api_id, content_hash, synced_state, record)) filter (where content_hash <> all(${textList([...fingerprints.values()])})), '[]'::json)`.as(
+            'rows',
+          ),
+        ])
+        .where(sql<boolean>`source_key = any(${keyList})`)
+        .executeTakeFirstOrThrow(),
+    );
     for (const [sourceKey, apiId, contentHash, syncedState, record] of rows)
       changed.set(sourceKey, { sourceKey, apiId, contentHash, syncedState, record: record ?? undefined });
     if (known < keys.length) {
-      const held = await this.#ofKind(sourceId, kind)
-        .select('source_key')
-        .where(sql<boolean>`source_key = any(${keyList})`)
-        .execute();
+      const held = await this.calls.retried('recordMap.heldKeys', () =>
+        this.#ofKind(sourceId, kind)
+          .select('source_key')
+          .where(sql<boolean>`source_key = any(${keyList})`)
+          .execute(),
+      );
       const heldKeys = new Set(held.map((r) => r.source_key));
       for (const key of keys) if (!heldKeys.has(key)) unknown.add(key);
     }
@@ -132,21 +149,23 @@ export class RecordMapRepository {
   async fingerprints(sourceId: string, kind: RecordKind, max: number): Promise<Map<string, string> | null> {
     // One joined text rather than a row per record: decoding rows costs the embedded database
     // several times more than splitting one text (measured: about 3 µs a row against under 1).
-    const { n, joined, unsafe } = await this.db
-      .selectFrom(() =>
-        this.#ofKind(sourceId, kind)
-          .select(['source_key', 'content_hash'])
-          .limit(max + 1)
-          .as('held'),
-      )
-      .select([
-        sql<number>`count(*)::int`.as('n'),
-        sql<string | null>`string_agg(source_key || chr(31) || content_hash, chr(30))`.as('joined'),
-        sql<boolean | null>`bool_or(strpos(source_key, chr(30)) > 0 or strpos(source_key, chr(31)) > 0)`.as(
-          'unsafe',
-        ),
-      ])
-      .executeTakeFirstOrThrow();
+    const { n, joined, unsafe } = await this.calls.retried('recordMap.fingerprints', () =>
+      this.db
+        .selectFrom(() =>
+          this.#ofKind(sourceId, kind)
+            .select(['source_key', 'content_hash'])
+            .limit(max + 1)
+            .as('held'),
+        )
+        .select([
+          sql<number>`count(*)::int`.as('n'),
+          sql<string | null>`string_agg(source_key || chr(31) || content_hash, chr(30))`.as('joined'),
+          sql<boolean | null>`bool_or(strpos(source_key, chr(30)) > 0 or strpos(source_key, chr(31)) > 0)`.as(
+            'unsafe',
+          ),
+        ])
+        .executeTakeFirstOrThrow(),
+    );
     if (n > max || unsafe === true) return null;
     const found = new Map<string, string>();
     if (joined === null) return found;
@@ -173,7 +192,9 @@ export class RecordMapRepository {
       .select(['source_key', sql<unknown>`record->'tags'`.as('tags')])
       .where(sql<boolean>`coalesce(synced_state->>'unlinked', 'false') <> 'true'`);
     if (after !== null) query = query.where('source_key', '>', after);
-    const rows = await query.orderBy('source_key').limit(limit).execute();
+    const rows = await this.calls.retried('recordMap.linkedKeysPage', () =>
+      query.orderBy('source_key').limit(limit).execute(),
+    );
     return rows.map((r) => ({
       sourceKey: r.source_key,
       tags: Array.isArray(r.tags) ? r.tags.filter((t): t is string => typeof t === 'string') : [],
@@ -182,10 +203,12 @@ export class RecordMapRepository {
 
   /** How many records of one kind a source holds whose source is still linked (see `linkedKeysPage`). */
   async countLinked(sourceId: string, kind: RecordKind): Promise<number> {
-    const { n } = await this.#ofKind(sourceId, kind)
-      .select(sql<number>`count(*)::int`.as('n'))
-      .where(sql<boolean>`coalesce(synced_state->>'unlinked', 'false') <> 'true'`)
-      .executeTakeFirstOrThrow();
+    const { n } = await this.calls.retried('recordMap.countLinked', () =>
+      this.#ofKind(sourceId, kind)
+        .select(sql<number>`count(*)::int`.as('n'))
+        .where(sql<boolean>`coalesce(synced_state->>'unlinked', 'false') <> 'true'`)
+        .executeTakeFirstOrThrow(),
+    );
     return n;
   }
 
@@ -196,10 +219,12 @@ export class RecordMapRepository {
     fingerprints: ReadonlyMap<string, string>,
   ): Promise<void> {
     if (fingerprints.size === 0) return;
-    await sql`update record_map m set content_hash = f.content_hash
-      from unnest(${[...fingerprints.keys()]}::text[], ${[...fingerprints.values()]}::text[]) as f(source_key, content_hash)
-      where ${sourceInScope(this.scopes, sourceId, 'm')} and m.kind = ${kind} and m.source_key = f.source_key`.execute(
-      this.db,
+    await this.calls.retried('recordMap.setFingerprints', () =>
+      sql`update record_map m set content_hash = f.content_hash
+        from unnest(${[...fingerprints.keys()]}::text[], ${[...fingerprints.values()]}::text[]) as f(source_key, content_hash)
+        where ${sourceInScope(this.scopes, sourceId, 'm')} and m.kind = ${kind} and m.source_key = f.source_key`.execute(
+        this.db,
+      ),
     );
   }
 
@@ -210,10 +235,12 @@ export class RecordMapRepository {
   ): Promise<Map<string, MappedRecord>> {
     const found = new Map<string, MappedRecord>();
     if (keys.length === 0) return found;
-    const rows = await this.#ofKind(sourceId, kind)
-      .select(['source_key', 'api_id', 'content_hash', 'synced_state'])
-      .where('source_key', 'in', [...new Set(keys)])
-      .execute();
+    const rows = await this.calls.retried('recordMap.getMany', () =>
+      this.#ofKind(sourceId, kind)
+        .select(['source_key', 'api_id', 'content_hash', 'synced_state'])
+        .where('source_key', 'in', [...new Set(keys)])
+        .execute(),
+    );
     for (const row of rows) {
       found.set(row.source_key, {
         sourceKey: row.source_key,
@@ -260,12 +287,15 @@ export class RecordMapRepository {
         )
         .execute();
     const { completing } = options;
-    if (completing === undefined) await upsert(this.db);
-    else
-      await this.db.transaction().execute(async (tx) => {
-        await upsert(tx);
-        await tx.deleteFrom('pending_writes').where('idempotency_key', '=', completing).execute();
-      });
+    // Its values are fixed before the first attempt: an attempt again writes the same row.
+    await this.calls.retried('recordMap.save', async () => {
+      if (completing === undefined) await upsert(this.db);
+      else
+        await this.db.transaction().execute(async (tx) => {
+          await upsert(tx);
+          await tx.deleteFrom('pending_writes').where('idempotency_key', '=', completing).execute();
+        });
+    });
     this.#writtenSinceAnalyze++;
     await this.#maintainAsSourceGrows(sourceId);
   }
@@ -282,39 +312,48 @@ export class RecordMapRepository {
       .where('record', 'is not', null);
     if (filter.kind) query = query.where('kind', '=', filter.kind);
     if (filter.keys) query = query.where('source_key', 'in', [...filter.keys]);
-    const rows = await query.orderBy('source_key').execute();
+    const rows = await this.calls.retried('recordMap.storedRecords', () =>
+      query.orderBy('source_key').execute(),
+    );
     return rows.map((r) => ({ kind: r.kind, sourceKey: r.source_key, record: r.record! }));
   }
 
   /** Forgets the hash of some records, so the next pass compares (and writes) them again. */
   async resetHash(sourceId: string, kind: RecordKind, keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
-    await this.db
-      .updateTable('record_map')
-      .set({ content_hash: '' })
-      .where(this.#ofSource(sourceId))
-      .where('kind', '=', kind)
-      .where('source_key', 'in', [...keys])
-      .execute();
+    await this.calls.retried('recordMap.resetHash', () =>
+      this.db
+        .updateTable('record_map')
+        .set({ content_hash: '' })
+        .where(this.#ofSource(sourceId))
+        .where('kind', '=', kind)
+        .where('source_key', 'in', [...keys])
+        .execute(),
+    );
   }
 
   /** Full re-sync: forget the hashes so every record is compared again (the API ids are kept). */
   async resetHashes(sourceId: string): Promise<number> {
-    const result = await this.db
-      .updateTable('record_map')
-      .set({ content_hash: '' })
-      .where(this.#ofSource(sourceId))
-      .executeTakeFirst();
+    // Counts the rows it matched: an attempt again matches (and counts) the same rows.
+    const result = await this.calls.retried('recordMap.resetHashes', () =>
+      this.db
+        .updateTable('record_map')
+        .set({ content_hash: '' })
+        .where(this.#ofSource(sourceId))
+        .executeTakeFirst(),
+    );
     return Number(result.numUpdatedRows);
   }
 
   async count(sourceId: string): Promise<Record<RecordKind, number>> {
-    const rows = await this.db
-      .selectFrom('record_map')
-      .select(['kind', (eb) => eb.fn.countAll<string>().as('n')])
-      .where(this.#ofSource(sourceId))
-      .groupBy('kind')
-      .execute();
+    const rows = await this.calls.retried('recordMap.count', () =>
+      this.db
+        .selectFrom('record_map')
+        .select(['kind', (eb) => eb.fn.countAll<string>().as('n')])
+        .where(this.#ofSource(sourceId))
+        .groupBy('kind')
+        .execute(),
+    );
     const counts: Record<RecordKind, number> = { account: 0, invoice: 0, creditNote: 0 };
     for (const row of rows) counts[row.kind] = Number(row.n);
     return counts;

@@ -3,6 +3,7 @@ import type { RecordKind } from '../domain/records.js';
 import type { RunStatus } from '../domain/sync-state.js';
 import type { StateDb } from './database.js';
 import { type StateScopes, sourceInScope, UNSTAMPED_SCOPES } from './scopes.js';
+import { StateCalls } from './state-calls.js';
 
 /** What a run did to one record, as the `run_records` table keeps it. */
 export interface TouchedRecordInput {
@@ -41,11 +42,17 @@ const CHUNK = 5_000;
  * map holds for each record once the batch is over: a batch costs one statement whatever its
  * size, and a pass that changes nothing writes nothing. The API ids are those of the source's scope
  * (see `state/scopes.ts`).
+ *
+ * What a lost connection does to each statement (see `StateCalls`): the reads are `retried`;
+ * `record` runs `once`, its rows taking new ids: an attempt again after one that took effect would
+ * list the batch's records twice in the run (and count them twice for a run without counts).
  */
 export class RunRecordsRepository {
+  /** `calls`: how statements run (default `StateCalls.direct`; `syncStateRepos` passes the retrying ones). */
   constructor(
     private readonly db: StateDb,
     private readonly scopes: StateScopes = UNSTAMPED_SCOPES,
+    private readonly calls: StateCalls = StateCalls.direct,
   ) {}
 
   async record(runId: string, sourceId: string, records: readonly TouchedRecordInput[]): Promise<void> {
@@ -56,13 +63,15 @@ export class RunRecordsRepository {
       // the source holds one row, and the planner then joined the batch by comparing each of its
       // keys with every row of the source (issue 30: 500 × n comparisons a batch, the pass's cost
       // growing with the square of its records). A lookup per key costs the same at any size.
-      await sql`insert into run_records (run_id, kind, source_key, outcome, api_id)
-        select ${runId}::bigint, r.kind, r.source_key, r.outcome,
-          (select m.api_id from record_map m
-            where ${sourceInScope(this.scopes, sourceId, 'm')} and m.kind = r.kind and m.source_key = r.source_key)
-        from unnest(${chunk.map((r) => r.kind)}::text[], ${chunk.map((r) => r.sourceKey)}::text[],
-                    ${chunk.map((r) => r.outcome)}::text[]) with ordinality as r(kind, source_key, outcome, n)
-        order by r.n`.execute(this.db);
+      await this.calls.once('runRecords.record', () =>
+        sql`insert into run_records (run_id, kind, source_key, outcome, api_id)
+          select ${runId}::bigint, r.kind, r.source_key, r.outcome,
+            (select m.api_id from record_map m
+              where ${sourceInScope(this.scopes, sourceId, 'm')} and m.kind = r.kind and m.source_key = r.source_key)
+          from unnest(${chunk.map((r) => r.kind)}::text[], ${chunk.map((r) => r.sourceKey)}::text[],
+                      ${chunk.map((r) => r.outcome)}::text[]) with ordinality as r(kind, source_key, outcome, n)
+          order by r.n`.execute(this.db),
+      );
     }
   }
 
@@ -74,8 +83,12 @@ export class RunRecordsRepository {
     let query = this.db.selectFrom('run_records').where('run_id', '=', runId);
     if (page.outcome) query = query.where('outcome', '=', page.outcome);
     const [rows, count] = await Promise.all([
-      query.selectAll().orderBy('id').offset(page.offset).limit(page.limit).execute(),
-      query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirst(),
+      this.calls.retried('runRecords.ofRun', () =>
+        query.selectAll().orderBy('id').offset(page.offset).limit(page.limit).execute(),
+      ),
+      this.calls.retried('runRecords.countOfRun', () =>
+        query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirst(),
+      ),
     ]);
     return {
       rows: rows.map((r) => ({
@@ -98,38 +111,42 @@ export class RunRecordsRepository {
   async countsOfRun(
     runId: string,
   ): Promise<Array<{ kind: RecordKind; outcome: TouchedRecordInput['outcome']; n: number }>> {
-    const rows = await this.db
-      .selectFrom('run_records')
-      .select(['kind', 'outcome', (eb) => eb.fn.countAll<string>().as('n')])
-      .where('run_id', '=', runId)
-      .groupBy(['kind', 'outcome'])
-      .execute();
+    const rows = await this.calls.retried('runRecords.countsOfRun', () =>
+      this.db
+        .selectFrom('run_records')
+        .select(['kind', 'outcome', (eb) => eb.fn.countAll<string>().as('n')])
+        .where('run_id', '=', runId)
+        .groupBy(['kind', 'outcome'])
+        .execute(),
+    );
     return rows.map((r) => ({ kind: r.kind, outcome: r.outcome, n: Number(r.n) }));
   }
 
   /** The runs of the source that touched this record, latest first. */
   async runsOf(sourceId: string, kind: RecordKind, sourceKey: string, limit = 50): Promise<RecordRunRow[]> {
-    const rows = await this.db
-      .selectFrom('run_records as rr')
-      .innerJoin('runs', 'runs.id', 'rr.run_id')
-      .select([
-        'rr.run_id',
-        'rr.outcome',
-        'rr.api_id',
-        'rr.at',
-        'runs.trigger',
-        'runs.status',
-        'runs.started_at',
-        'runs.connection_id',
-        'runs.organization_id',
-      ])
-      .where('rr.source_key', '=', sourceKey)
-      .where('rr.kind', '=', kind)
-      .where('runs.source_id', '=', sourceId)
-      .orderBy('rr.run_id', 'desc')
-      .orderBy('rr.id', 'desc')
-      .limit(limit)
-      .execute();
+    const rows = await this.calls.retried('runRecords.runsOf', () =>
+      this.db
+        .selectFrom('run_records as rr')
+        .innerJoin('runs', 'runs.id', 'rr.run_id')
+        .select([
+          'rr.run_id',
+          'rr.outcome',
+          'rr.api_id',
+          'rr.at',
+          'runs.trigger',
+          'runs.status',
+          'runs.started_at',
+          'runs.connection_id',
+          'runs.organization_id',
+        ])
+        .where('rr.source_key', '=', sourceKey)
+        .where('rr.kind', '=', kind)
+        .where('runs.source_id', '=', sourceId)
+        .orderBy('rr.run_id', 'desc')
+        .orderBy('rr.id', 'desc')
+        .limit(limit)
+        .execute(),
+    );
     return rows.map((r) => ({
       runId: String(r.run_id),
       outcome: r.outcome,

@@ -3,6 +3,7 @@ import type { RunStatus } from '../domain/sync-state.js';
 import type { StateDb } from './database.js';
 import type { RunsTable } from './schema.js';
 import { type StateScopes, scopeColumns, UNSTAMPED_SCOPES } from './scopes.js';
+import { StateCalls } from './state-calls.js';
 
 export type { RunStatus };
 
@@ -167,11 +168,23 @@ function trackingOf(db: StateDb): RunTracking {
  * composition root calls `holdRunLocks()` (and released by `releaseRunLocks()` before the DB closes).
  *
  * A run records its source's scope (see `state/scopes.ts`); the reads here span every scope.
+ *
+ * What a lost connection does to each statement (see `StateCalls`): `retried` are the reads, the
+ * statements that set what they set again (`finish`, `addToCounts` and `requestCancel` merge or
+ * write values fixed before the first attempt; `interruptAbandoned` and `interruptInProgress` close
+ * only runs still `running`, so the ids they return, which are logged, may miss those an attempt
+ * whose answer was lost closed), the source's row (`on conflict do nothing`), the id a run takes from
+ * its sequence (an attempt again costs a number, nothing else) and the insert of a run under that
+ * id (`on conflict do nothing`). Run `once`: the insert of a run that takes its id from the table's
+ * default, where no run locks are held (the runtimes always hold them): an attempt again after one
+ * that took effect would leave a second run `running`.
  */
 export class RunsRepository {
+  /** `calls`: how statements run (default `StateCalls.direct`; `syncStateRepos` passes the retrying ones). */
   constructor(
     private readonly db: StateDb,
     private readonly scopes: StateScopes = UNSTAMPED_SCOPES,
+    private readonly calls: StateCalls = StateCalls.direct,
   ) {}
 
   /**
@@ -193,11 +206,13 @@ export class RunsRepository {
   }
 
   async start(sourceId: string, trigger: string, dryRun: boolean): Promise<string> {
-    await this.db
-      .insertInto('sources')
-      .values({ id: sourceId, type: 'unknown' })
-      .onConflict((oc) => oc.doNothing())
-      .execute();
+    await this.calls.retried('runs.addSource', () =>
+      this.db
+        .insertInto('sources')
+        .values({ id: sourceId, type: 'unknown' })
+        .onConflict((oc) => oc.doNothing())
+        .execute(),
+    );
     const { inProgress, locks } = trackingOf(this.db);
     const row = {
       ...scopeColumns(this.scopes, sourceId),
@@ -208,24 +223,29 @@ export class RunsRepository {
       error: null,
     };
     if (!locks) {
-      const { id } = await this.db.insertInto('runs').values(row).returning('id').executeTakeFirstOrThrow();
+      const { id } = await this.calls.once('runs.insert', () =>
+        this.db.insertInto('runs').values(row).returning('id').executeTakeFirstOrThrow(),
+      );
       inProgress.add(String(id));
       return String(id);
     }
     await this.interruptAbandoned(sourceId);
     // The lock is taken before the row exists: no other process ever sees this run unlocked.
-    const { rows } = await sql<{
-      id: string;
-    }>`select nextval(pg_get_serial_sequence('runs', 'id'))::text as id`.execute(this.db);
+    const { rows } = await this.calls.retried('runs.nextId', () =>
+      sql<{ id: string }>`select nextval(pg_get_serial_sequence('runs', 'id'))::text as id`.execute(this.db),
+    );
     const id = rows[0]!.id;
     // Without its lock (the connection holding them was lost), the run still runs; another process
     // may then take it for abandoned, and its finish writes the real outcome over that.
     await locks.lock(id).catch(() => false);
     try {
-      await this.db
-        .insertInto('runs')
-        .values({ id, ...row })
-        .execute();
+      await this.calls.retried('runs.insertNumbered', () =>
+        this.db
+          .insertInto('runs')
+          .values({ id, ...row })
+          .onConflict((oc) => oc.column('id').doNothing())
+          .execute(),
+      );
     } catch (error) {
       await locks.unlock(id).catch(() => undefined);
       throw error;
@@ -240,12 +260,11 @@ export class RunsRepository {
     counts: Record<string, unknown>,
     error: string | null = null,
   ): Promise<void> {
+    const values = { status, counts: JSON.stringify(counts), error, finished_at: new Date() };
     try {
-      await this.db
-        .updateTable('runs')
-        .set({ status, counts: JSON.stringify(counts), error, finished_at: new Date() })
-        .where('id', '=', id)
-        .execute();
+      await this.calls.retried('runs.finish', () =>
+        this.db.updateTable('runs').set(values).where('id', '=', id).execute(),
+      );
     } finally {
       await this.#forget(id);
     }
@@ -253,11 +272,14 @@ export class RunsRepository {
 
   /** Adds these keys to the run's counts, over what they held (`jsonb ||`). */
   async addToCounts(id: string, facts: Record<string, unknown>): Promise<void> {
-    await this.db
-      .updateTable('runs')
-      .set({ counts: sql<Record<string, unknown>>`counts || ${JSON.stringify(facts)}::jsonb` })
-      .where('id', '=', id)
-      .execute();
+    const merged = JSON.stringify(facts);
+    await this.calls.retried('runs.addToCounts', () =>
+      this.db
+        .updateTable('runs')
+        .set({ counts: sql<Record<string, unknown>>`counts || ${merged}::jsonb` })
+        .where('id', '=', id)
+        .execute(),
+    );
   }
 
   /**
@@ -268,22 +290,27 @@ export class RunsRepository {
   async requestCancel(id: string, by: string): Promise<boolean> {
     if (!/^\d{1,18}$/.test(id)) return false;
     const cancel = JSON.stringify({ cancel: { by, at: new Date().toISOString() } });
-    const result = await this.db
-      .updateTable('runs')
-      .set({ counts: sql<Record<string, unknown>>`counts || ${cancel}::jsonb` })
-      .where('id', '=', id)
-      .where('status', '=', 'running')
-      .executeTakeFirst();
+    // An attempt again merges the same request, and still finds the run `running`.
+    const result = await this.calls.retried('runs.requestCancel', () =>
+      this.db
+        .updateTable('runs')
+        .set({ counts: sql<Record<string, unknown>>`counts || ${cancel}::jsonb` })
+        .where('id', '=', id)
+        .where('status', '=', 'running')
+        .executeTakeFirst(),
+    );
     return Number(result.numUpdatedRows) > 0;
   }
 
   /** Who asked to cancel this run (`requestCancel`), or null: one read on the primary key. */
   async cancelRequest(id: string): Promise<string | null> {
-    const row = await this.db
-      .selectFrom('runs')
-      .select(sql<string | null>`counts->'cancel'->>'by'`.as('by'))
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await this.calls.retried('runs.cancelRequest', () =>
+      this.db
+        .selectFrom('runs')
+        .select(sql<string | null>`counts->'cancel'->>'by'`.as('by'))
+        .where('id', '=', id)
+        .executeTakeFirst(),
+    );
     return row?.by ?? null;
   }
 
@@ -298,18 +325,21 @@ export class RunsRepository {
     if (!locks) return [];
     let query = this.db.selectFrom('runs').select('id').where('status', '=', 'running');
     if (sourceId !== undefined) query = query.where('source_id', '=', sourceId);
-    const candidates = (await query.execute()).map((r) => String(r.id)).filter((id) => !inProgress.has(id));
+    const running = await this.calls.retried('runs.running', () => query.execute());
+    const candidates = running.map((r) => String(r.id)).filter((id) => !inProgress.has(id));
     const interrupted: string[] = [];
     for (const id of candidates) {
       // The lock is tried for this one run and released with the statement: free means nobody
       // holds it, so its process is gone (a live one holds it from before its row existed).
-      const result = await this.db
-        .updateTable('runs')
-        .set({ status: 'interrupted', error: RUN_PROCESS_GONE, finished_at: new Date() })
-        .where('id', '=', id)
-        .where('status', '=', 'running')
-        .where(sql<boolean>`pg_try_advisory_xact_lock(${lockKey(id)})`)
-        .executeTakeFirst();
+      const result = await this.calls.retried('runs.interruptAbandoned', () =>
+        this.db
+          .updateTable('runs')
+          .set({ status: 'interrupted', error: RUN_PROCESS_GONE, finished_at: new Date() })
+          .where('id', '=', id)
+          .where('status', '=', 'running')
+          .where(sql<boolean>`pg_try_advisory_xact_lock(${lockKey(id)})`)
+          .executeTakeFirst(),
+      );
       if (Number(result.numUpdatedRows) > 0) interrupted.push(id);
     }
     return interrupted;
@@ -325,13 +355,15 @@ export class RunsRepository {
     const ids = [...inProgress];
     if (ids.length === 0) return [];
     try {
-      const rows = await this.db
-        .updateTable('runs')
-        .set({ status: 'interrupted', error: reason, finished_at: new Date() })
-        .where('id', 'in', ids)
-        .where('status', '=', 'running')
-        .returning('id')
-        .execute();
+      const rows = await this.calls.retried('runs.interruptInProgress', () =>
+        this.db
+          .updateTable('runs')
+          .set({ status: 'interrupted', error: reason, finished_at: new Date() })
+          .where('id', 'in', ids)
+          .where('status', '=', 'running')
+          .returning('id')
+          .execute(),
+      );
       return rows.map((r) => String(r.id));
     } finally {
       for (const id of ids) await this.#forget(id);
@@ -341,7 +373,9 @@ export class RunsRepository {
   async recent(sourceId?: string, limit = 20): Promise<RunRow[]> {
     let query = this.db.selectFrom('runs').selectAll();
     if (sourceId) query = query.where('source_id', '=', sourceId);
-    const rows = await query.orderBy('id', 'desc').limit(limit).execute();
+    const rows = await this.calls.retried('runs.recent', () =>
+      query.orderBy('id', 'desc').limit(limit).execute(),
+    );
     return rows.map(toRunRow);
   }
 

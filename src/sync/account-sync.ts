@@ -12,7 +12,7 @@ import { diffBatch } from './batch-diff.js';
 import { processBatchOf } from './batch-execution.js';
 import { BatchRemotes } from './lookup-switch.js';
 import { fail, type Outcome } from './outcome.js';
-import type { PassScope } from './pass-scope.js';
+import type { PassBookkeeping, PassIdentity, PassPorts, PassScope } from './pass-scope.js';
 import { withPendingWrite } from './pending-write.js';
 import type { RemoteAccount } from './ports.js';
 import { lookupAccounts, recoverAccounts } from './remote-lookup.js';
@@ -112,7 +112,7 @@ async function create(ctx: PassScope, tags: TagResolver, record: AccountRecord):
 }
 
 async function adopt(
-  ctx: PassScope,
+  ctx: PassIdentity & PassPorts & PassBookkeeping,
   tags: TagResolver,
   record: AccountRecord,
   remote: RemoteAccount,
@@ -133,7 +133,7 @@ async function adopt(
 }
 
 async function update(
-  ctx: PassScope,
+  ctx: PassIdentity & PassPorts & PassBookkeeping,
   tags: TagResolver,
   record: AccountRecord,
   accountId: string,
@@ -169,7 +169,7 @@ async function update(
 }
 
 async function unlink(
-  ctx: PassScope,
+  ctx: PassIdentity & PassPorts & PassBookkeeping,
   record: AccountRecord,
   mapped: { apiId: string } | undefined,
 ): Promise<Outcome> {
@@ -198,7 +198,7 @@ async function unlink(
  * An account linked to another source meanwhile refuses the link: a failure of the row.
  */
 async function relink(
-  ctx: PassScope,
+  ctx: PassIdentity & PassPorts & PassBookkeeping,
   tags: TagResolver,
   record: AccountRecord,
   accountId: string,
@@ -221,7 +221,7 @@ async function relink(
 
 /** Attaches the row's tags that were not attached before and detaches the ones it dropped. */
 async function applyTags(
-  ctx: PassScope,
+  ctx: PassIdentity & PassPorts,
   tags: TagResolver,
   accountId: string,
   record: AccountRecord,
@@ -249,7 +249,7 @@ async function applyTags(
  * attached so far; `completing`: the create's pending write, finished in the same transaction.
  */
 async function save(
-  ctx: PassScope,
+  ctx: PassIdentity & PassPorts,
   record: AccountRecord,
   apiId: string,
   options: { attachedTags?: string[]; complete?: boolean; completing?: string } = {},
@@ -270,7 +270,7 @@ async function save(
   );
 }
 
-function plan(ctx: PassScope, record: AccountRecord, operation: string, outcome: Outcome): Outcome {
+function plan(ctx: PassBookkeeping, record: AccountRecord, operation: string, outcome: Outcome): Outcome {
   return ctx.report.planned(
     { kind: 'account', sourceKey: record.sourceId, operation, detail: record.fullName },
     outcome,

@@ -19,7 +19,7 @@ import { diffBatch } from './batch-diff.js';
 import { processBatchOf } from './batch-execution.js';
 import { BatchRemotes } from './lookup-switch.js';
 import { fail, type Outcome } from './outcome.js';
-import type { PassScope } from './pass-scope.js';
+import type { PassBookkeeping, PassIdentity, PassPorts, PassScope } from './pass-scope.js';
 import { withPendingWrite } from './pending-write.js';
 import type { PdfFile, RemoteDocument } from './ports.js';
 import { lookupDocuments, recoverAccounts } from './remote-lookup.js';
@@ -138,7 +138,11 @@ async function create(ctx: PassScope, record: DocumentRecord, owner: Owner): Pro
   return 'created';
 }
 
-async function adopt(ctx: PassScope, record: DocumentRecord, remote: RemoteDocument): Promise<Outcome> {
+async function adopt(
+  ctx: PassIdentity & PassPorts & PassBookkeeping,
+  record: DocumentRecord,
+  remote: RemoteDocument,
+): Promise<Outcome> {
   const current = { paidAmount: remote.paidAmount ?? '0', dueDate: remote.dueDate ?? null };
   const patch = documentPatch(current, mutableState(record));
   if (ctx.dryRun) return patch ? plan(ctx, record, 'patch', 'updated') : 'unchanged';
@@ -155,7 +159,7 @@ async function adopt(ctx: PassScope, record: DocumentRecord, remote: RemoteDocum
 }
 
 async function update(
-  ctx: PassScope,
+  ctx: PassIdentity & PassPorts & PassBookkeeping,
   record: DocumentRecord,
   documentId: string,
   synced: Partial<DocumentState>,
@@ -173,7 +177,7 @@ async function update(
 }
 
 async function patchIfNeeded(
-  ctx: PassScope,
+  ctx: PassIdentity & PassPorts,
   record: DocumentRecord,
   documentId: string,
   current: Partial<DocumentMutableState>,
@@ -195,7 +199,7 @@ async function patchIfNeeded(
  * service held, kept where the source does not say (a paid amount it does not give).
  */
 async function save(
-  ctx: PassScope,
+  ctx: PassIdentity & PassPorts,
   record: DocumentRecord,
   apiId: string,
   options: {
@@ -262,7 +266,7 @@ async function pdfFor(record: DocumentRecord, accountName: string): Promise<PdfF
   };
 }
 
-function plan(ctx: PassScope, record: DocumentRecord, operation: string, outcome: Outcome): Outcome {
+function plan(ctx: PassBookkeeping, record: DocumentRecord, operation: string, outcome: Outcome): Outcome {
   return ctx.report.planned(
     { kind: record.kind, sourceKey: record.sourceId, operation, detail: record.number },
     outcome,

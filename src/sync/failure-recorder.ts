@@ -2,7 +2,7 @@ import type { RecordKind, RecordOrigin, RowProblem } from '../domain/records.js'
 import type { FailureInput } from '../domain/sync-state.js';
 import { storableCopy } from '../domain/text.js';
 import type { FailureReason } from './outcome.js';
-import type { PassScope } from './pass-scope.js';
+import type { PassBookkeeping, PassIdentity, PassPorts } from './pass-scope.js';
 
 /**
  * Records a failed record: in the pass report (and so in the unit's report) and, unless the pass
@@ -10,7 +10,7 @@ import type { PassScope } from './pass-scope.js';
  * store (a NUL character) is stored replaced by U+FFFD.
  */
 export async function recordFailure(
-  scope: PassScope,
+  scope: PassIdentity & PassPorts & PassBookkeeping,
   kind: RecordKind,
   sourceKey: string,
   origin: RecordOrigin,
@@ -54,7 +54,10 @@ export async function recordFailure(
  * Records the rows a source refused (validation): counted, kept for the pass summary, and written
  * to the state DB in one statement per batch. They are not handed back to the source (it has them).
  */
-export async function recordRejected(scope: PassScope, problems: readonly RowProblem[]): Promise<void> {
+export async function recordRejected(
+  scope: PassIdentity & PassPorts & PassBookkeeping,
+  problems: readonly RowProblem[],
+): Promise<void> {
   if (problems.length === 0) return;
   const inputs: FailureInput[] = [];
   for (const problem of problems) {
@@ -96,7 +99,7 @@ export async function recordRejected(scope: PassScope, problems: readonly RowPro
 }
 
 function failureInput(
-  scope: PassScope,
+  scope: PassIdentity,
   kind: RecordKind,
   sourceKey: string,
   origin: RecordOrigin,

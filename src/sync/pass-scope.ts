@@ -10,11 +10,15 @@ import type { LinkedAccounts } from './remote-lookup.js';
 import type { TouchedRecords } from './touched-records.js';
 
 /**
- * What every step of one pass of one source works with: who it syncs for, the ports (API, state),
- * and the pass's report. Built once per pass by `runSync`; nothing in it is replaced during the
- * pass (the report and the open-failure keys change inside).
+ * What the steps of one pass of one source work with, in four parts; each step takes the parts it
+ * uses (`PassIdentity & PassPorts` for a pending write, the whole `PassScope` for a batch). Built
+ * once per pass by `runSync`; nothing in it is replaced during the pass (the report, the open
+ * failure kinds and what the lookups keep change inside).
  */
-export interface PassScope {
+export interface PassScope extends PassIdentity, PassPorts, PassBookkeeping, PassLookups {}
+
+/** Which pass this is, for whom, and how it runs. */
+export interface PassIdentity {
   readonly sourceId: string;
   /** The connectionId of linked account sources (default: the source id). */
   readonly connectionId: string;
@@ -25,8 +29,16 @@ export interface PassScope {
   readonly concurrency: number;
   readonly clock: Clock;
   readonly logger: Logger;
+}
+
+/** Where the pass writes: the API, and the state DB (`sync/ports.ts`). */
+export interface PassPorts {
   readonly api: SyncApi;
   readonly state: SyncState;
+}
+
+/** What the pass counts and writes down as it goes, batch by batch. */
+export interface PassBookkeeping {
   readonly report: PassReport;
   /** The records created, updated or failed in the batch under way, written at its end. */
   readonly touched: TouchedRecords;
@@ -36,6 +48,10 @@ export interface PassScope {
    * (Not the keys: a source can have a million open failures.)
    */
   readonly failureKinds: Set<RecordKind>;
+}
+
+/** How the pass finds what it does not hold yet: read once, kept for the pass. */
+export interface PassLookups {
   /** The record map's fingerprints, read once when a pass is large (see FingerprintSnapshots). */
   readonly snapshots: FingerprintSnapshots;
   /** The service's linked accounts of this connection, listed once when a lookup needs them. */

@@ -1,6 +1,6 @@
 import { isRetryable } from '../domain/errors.js';
 import type { RecordKind } from '../domain/records.js';
-import type { PassScope } from './pass-scope.js';
+import type { PassIdentity, PassPorts } from './pass-scope.js';
 
 /**
  * Runs a write under an Idempotency-Key stored first; the key is dropped once the answer is final.
@@ -8,7 +8,7 @@ import type { PassScope } from './pass-scope.js';
  * too) sends the same body with the same key and the API replays it instead of writing twice.
  */
 export async function withPendingWrite<T>(
-  scope: PassScope,
+  scope: PassIdentity & PassPorts,
   ref: { kind: RecordKind; sourceKey: string; operation: string },
   bodyHash: string,
   send: (idempotencyKey: string) => Promise<T>,

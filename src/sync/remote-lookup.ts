@@ -1,4 +1,4 @@
-import type { PassScope } from './pass-scope.js';
+import type { PassIdentity, PassLookups, PassPorts } from './pass-scope.js';
 import type { DocumentKind, RemoteAccount, RemoteDocument } from './ports.js';
 
 /** The API accepts at most 50 values in one filter condition. */
@@ -17,7 +17,7 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
  * server returns for the filter.
  */
 export function lookupAccounts(
-  scope: PassScope,
+  scope: PassIdentity & PassPorts,
   sourceIds: readonly string[],
 ): Promise<Map<string, RemoteAccount>> {
   return lookup(
@@ -35,7 +35,7 @@ export function lookupAccounts(
  * "already linked") or where the record map cannot say (an invoice's account from another pass).
  */
 export async function recoverAccounts(
-  scope: PassScope,
+  scope: PassIdentity & PassPorts & PassLookups,
   sourceIds: readonly string[],
 ): Promise<Map<string, RemoteAccount>> {
   const found = await lookupAccounts(scope, sourceIds);
@@ -80,7 +80,7 @@ export class LinkedAccounts {
 
 /** Documents of a kind found by their source ids, in batches of 50. */
 export function lookupDocuments(
-  scope: PassScope,
+  scope: PassIdentity & PassPorts,
   kind: DocumentKind,
   sourceIds: readonly string[],
 ): Promise<Map<string, RemoteDocument>> {

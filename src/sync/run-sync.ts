@@ -12,7 +12,15 @@ import { FingerprintSnapshots, type SnapshotPolicy } from './fingerprint-snapsho
 import { LookupSwitch } from './lookup-switch.js';
 import type { KindCounts, SummaryKey } from './outcome.js';
 import { PassCancelledError } from './pass-cancelled.js';
-import { PassReport, type PassScope, type PlannedOperation, type ProgressEvent } from './pass-scope.js';
+import {
+  type PassBookkeeping,
+  type PassIdentity,
+  type PassPorts,
+  PassReport,
+  type PassScope,
+  type PlannedOperation,
+  type ProgressEvent,
+} from './pass-scope.js';
 import { tellPassEnd } from './pass-story.js';
 import type { SyncApi, SyncState } from './ports.js';
 import { LinkedAccounts } from './remote-lookup.js';
@@ -79,28 +87,35 @@ export interface SourceSummary {
   cancelled?: string;
 }
 
-/** What a pass had done when a fault stopped it, by the error that stopped it (see `summaryOfStoppedPass`). */
-const stoppedPasses = new WeakMap<object, SourceSummary>();
-
 /**
- * The summary of what a stopped pass had done (its counts as its run recorded them), from the error
- * that stopped it or any error wrapping it (`cause`); undefined for an error no pass threw.
+ * How a pass ended: with its summary, or stopped by a fault (the API, the credentials, the state DB,
+ * the pass's fence) with the summary of what it had done until then (its counts as its run
+ * recorded them) and the fault, as it was thrown. A cancelled pass ended: its summary says who
+ * cancelled it.
  */
-export function summaryOfStoppedPass(error: unknown): SourceSummary | undefined {
-  for (let at: unknown = error, depth = 0; at && typeof at === 'object' && depth < 5; depth++) {
-    const found = stoppedPasses.get(at);
-    if (found) return found;
-    at = (at as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
+export type PassOutcome =
+  | { stopped: false; summary: SourceSummary }
+  | { stopped: true; summary: SourceSummary; error: unknown };
 
 /**
  * One pass of one source: read -> diff against state -> plan -> execute -> checkpoint.
  * Every record ends synced, unchanged or recorded as a failure; a unit is completed (archived,
- * cursor advanced) only after all its records are accounted for.
+ * cursor advanced) only after all its records are accounted for. A fault that stops the pass is
+ * thrown (what the pass had done until then is lost to the caller: see `runPass` to keep it).
  */
 export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
+  const outcome = await runPass(props);
+  if (outcome.stopped) throw outcome.error;
+  return outcome.summary;
+}
+
+/**
+ * One pass of one source, as `runSync`, returning how it ended: a fault that stops the pass comes
+ * back with what the pass had done until then (its run marked `failed` with the fault's message).
+ * A fault of its run's own row (when it starts, or when a pass that ended is recorded) is thrown,
+ * as from `runSync`.
+ */
+export async function runPass(props: RunSyncProps): Promise<PassOutcome> {
   const { source, state } = props;
   const dryRun = props.dryRun ?? false;
   const runId = dryRun ? null : await state.runs.start(source.id, props.trigger ?? 'once', false);
@@ -174,7 +189,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
       await state.runs.finish(runId, 'cancelled', runCounts(), messageOf(error));
       const cancelled = { ...summary(), cancelled: error.by };
       tellPassEnd(ctx.logger, cancelled, 'cancelled', passLog);
-      return cancelled;
+      return { stopped: false, summary: cancelled };
     }
     ctx.logger.error({ code: errorCodeOf(error), reason: messageOf(error) }, 'pass failed');
     // The run says why; when the state DB is what failed, the run's row may not be writable either.
@@ -184,8 +199,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
         .catch((finishing: unknown) =>
           ctx.logger.error({ reason: messageOf(finishing) }, 'run could not be marked failed'),
         );
-    if (error && typeof error === 'object') stoppedPasses.set(error, summary());
-    throw error;
+    return { stopped: true, summary: summary(), error };
   }
   const done = summary();
   const failed = report.anyFailed || done.abandoned.length > 0;
@@ -196,7 +210,7 @@ export async function runSync(props: RunSyncProps): Promise<SourceSummary> {
   }
   if (!dryRun && (await state.recordMap.maintainIfGrown()))
     ctx.logger.debug('record map vacuumed and analyzed after many writes');
-  return done;
+  return { stopped: false, summary: done };
 }
 
 /** What a pass collects unit by unit, beyond its report's counts. */
@@ -364,7 +378,7 @@ async function syncBatch(ctx: PassScope, tags: TagResolver, batch: SourceBatch):
  * any API call (a NUL character would be sent, then fail to be recorded, and fail every pass).
  */
 async function storableRecords(
-  ctx: PassScope,
+  ctx: PassIdentity & PassPorts & PassBookkeeping,
   items: SourceBatch['records'],
 ): Promise<SourceBatch['records']> {
   const storable: SourceBatch['records'] = [];

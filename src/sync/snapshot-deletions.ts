@@ -4,7 +4,7 @@ import type { SourceUnit, UnitSnapshot } from '../sources/source.js';
 import { syncAccounts } from './account-sync.js';
 import { recordFailure } from './failure-recorder.js';
 import { fail, SUMMARY_KEY } from './outcome.js';
-import type { PassScope } from './pass-scope.js';
+import type { PassIdentity, PassPorts, PassScope } from './pass-scope.js';
 import type { TagResolver } from './tag-resolver.js';
 
 /**
@@ -144,7 +144,7 @@ async function applySnapshot(
  * With `onDelete: tag`, a record already carrying the tag is done: neither counted nor kept.
  */
 async function absentKeys(
-  ctx: PassScope,
+  ctx: PassIdentity & PassPorts,
   snapshot: UnitSnapshot,
   kind: RecordKind,
   keep: number,

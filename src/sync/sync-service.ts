@@ -8,7 +8,7 @@ import type { Source } from '../sources/source.js';
 import type { PassScope, ProgressEvent } from './pass-scope.js';
 import type { SyncApi, SyncState } from './ports.js';
 import { replaySource, retryableFailures, storedItems } from './replay-source.js';
-import { type PassFence, runSync, type SourceSummary, summaryOfStoppedPass } from './run-sync.js';
+import { type PassFence, runPass, type SourceSummary } from './run-sync.js';
 import { settleUnreadFiles, type UnreadFilesProps } from './unread-files.js';
 
 export interface SyncServiceProps {
@@ -70,13 +70,10 @@ export class SyncService {
   }
 
   /**
-   * One pass of the source. `full`: forget hashes and cursors, replay what is known, then the pass.
-   * `fence`: asked before each batch whether the pass may go on (the worker's source lock).
+   * One pass of the source (see `SyncSourceOptions`): with `full`, a replay of what is known first.
+   * A fault that stops a pass is thrown as it was; what the pass had done goes to `onStopped`.
    */
-  async syncSource(
-    sourceId: string,
-    options: { trigger?: string; dryRun?: boolean; full?: boolean; fence?: PassFence } = {},
-  ): Promise<SourceSummary[]> {
+  async syncSource(sourceId: string, options: SyncSourceOptions = {}): Promise<SourceSummary[]> {
     const config = this.configOf(sourceId);
     const api = await this.#apiForPass(
       config,
@@ -95,8 +92,11 @@ export class SyncService {
           api,
           replaySource(sourceId, 'full re-sync', stored),
           options.trigger ?? 'full',
-          false,
-          options.fence,
+          {
+            dryRun: false,
+            fence: options.fence,
+            onStopped: options.onStopped,
+          },
         ),
       );
       // Cancelled while it replayed: the pass of the source is not started either.
@@ -104,7 +104,11 @@ export class SyncService {
     }
     const source = this.props.sourceFactory.create(config, { dryRun: options.dryRun ?? false });
     summaries.push(
-      await this.#run(config, api, source, options.trigger ?? 'once', options.dryRun, options.fence),
+      await this.#run(config, api, source, options.trigger ?? 'once', {
+        dryRun: options.dryRun ?? false,
+        fence: options.fence,
+        onStopped: options.onStopped,
+      }),
     );
     return summaries;
   }
@@ -202,10 +206,9 @@ export class SyncService {
     api: SyncApi,
     source: Source,
     trigger: string,
-    dryRun = false,
-    fence?: PassFence,
+    options: PassOptions = {},
   ): Promise<SourceSummary> {
-    const pass = () => this.#pass(config, api, source, trigger, dryRun, fence);
+    const pass = () => this.#pass(config, api, source, trigger, options);
     return this.props.around ? this.props.around(config, pass) : pass();
   }
 
@@ -218,8 +221,7 @@ export class SyncService {
     api: SyncApi,
     source: Source,
     trigger: string,
-    dryRun: boolean,
-    fence: PassFence | undefined,
+    { dryRun = false, fence, onStopped }: PassOptions,
   ): Promise<SourceSummary> {
     const started: string[] = [];
     const { onProgress } = this.props;
@@ -228,32 +230,55 @@ export class SyncService {
       logger: this.props.logger,
       unreadUnit: describeSource(config).unreadUnit,
     };
-    let summary: SourceSummary;
-    try {
-      summary = await runSync({
-        source,
-        connectionId: config.connectionId ?? config.id,
-        api,
-        state: this.props.state,
-        logger: this.props.logger,
-        trigger,
-        dryRun,
-        ...(this.props.concurrency ? { concurrency: this.props.concurrency } : {}),
-        ...(this.props.clock ? { clock: this.props.clock } : {}),
-        ...(fence || this.props.guard ? { fence: this.#fenced(fence) } : {}),
-        onProgress: (event) => {
-          if (event.type === 'unit') started.push(event.name);
-          onProgress?.(event);
-        },
-      });
-    } catch (error) {
+    const outcome = await runPass({
+      source,
+      connectionId: config.connectionId ?? config.id,
+      api,
+      state: this.props.state,
+      logger: this.props.logger,
+      trigger,
+      dryRun,
+      ...(this.props.concurrency ? { concurrency: this.props.concurrency } : {}),
+      ...(this.props.clock ? { clock: this.props.clock } : {}),
+      ...(fence || this.props.guard ? { fence: this.#fenced(fence) } : {}),
+      onProgress: (event) => {
+        if (event.type === 'unit') started.push(event.name);
+        onProgress?.(event);
+      },
+    });
+    const { summary } = outcome;
+    if (outcome.stopped) {
       // The files it set aside before it stopped are named all the same.
-      const stopped = dryRun ? undefined : summaryOfStoppedPass(error);
-      if (stopped) await settleUnreadFiles(files, stopped, null);
-      throw error;
+      if (!dryRun) await settleUnreadFiles(files, summary, null);
+      onStopped?.(summary);
+      throw outcome.error;
     }
     // A cancelled pass read none of its files to their end: it resolves none of their failures.
     if (!dryRun) await settleUnreadFiles(files, summary, summary.cancelled ? null : started);
     return summary;
   }
+}
+
+/** How `syncSource` runs its passes. */
+export interface SyncSourceOptions {
+  /** What the runs record as having started them (default `once`, or `full`). */
+  trigger?: string;
+  /** Read and plan only: nothing is written to the API or to the state DB. */
+  dryRun?: boolean;
+  /** Forget the source's hashes and cursors, replay the records it knows, then run the pass. */
+  full?: boolean;
+  /** Asked before each batch whether the pass may go on (the worker's source lock). */
+  fence?: PassFence;
+  /**
+   * Told what a pass had done when a fault stopped it (its counts as its run recorded them), just
+   * before the fault is thrown, as it was.
+   */
+  onStopped?: (partial: SourceSummary) => void;
+}
+
+/** What one pass of `#run` is asked to do beyond its source. */
+interface PassOptions {
+  dryRun?: boolean | undefined;
+  fence?: PassFence | undefined;
+  onStopped?: ((partial: SourceSummary) => void) | undefined;
 }

@@ -1,5 +1,5 @@
 import { contentHash } from '../mapping/content-hash.js';
-import type { PassScope } from './pass-scope.js';
+import type { PassIdentity, PassPorts } from './pass-scope.js';
 import { withPendingWrite } from './pending-write.js';
 import type { RemoteTag } from './ports.js';
 
@@ -12,7 +12,7 @@ export class TagResolver {
   readonly #creating = new Map<string, Promise<RemoteTag>>();
   readonly #settling = new Map<string, Promise<void>>();
 
-  constructor(private readonly ctx: PassScope) {}
+  constructor(private readonly ctx: PassIdentity & PassPorts) {}
 
   async idsFor(names: readonly string[]): Promise<string[]> {
     if (names.length === 0) return [];

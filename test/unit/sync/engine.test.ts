@@ -5,7 +5,7 @@ import { ManualClock } from '../../../src/domain/clock.js';
 import type { SourceRecord } from '../../../src/domain/records.js';
 import { CsvParseFailure } from '../../../src/sources/csv/csv-rows.js';
 import { replaySource } from '../../../src/sync/replay-source.js';
-import { runSync, type SourceSummary } from '../../../src/sync/run-sync.js';
+import { runPass, runSync, type SourceSummary } from '../../../src/sync/run-sync.js';
 import {
   account,
   Crash,
@@ -351,6 +351,36 @@ describe('the sync engine, when a part it depends on fails', () => {
       expect((await passOf(w, again.source)).failures).toEqual([]);
       expect(w.api.accounts.size).toBe(2);
     }
+  });
+
+  it('when a fault stops the pass, then its outcome returns what it had done with the fault, as its run recorded it', async () => {
+    const w = world();
+    const unavailable = new ApiResponseError({
+      status: 503,
+      method: 'POST',
+      path: '/accounts',
+      message: 'down',
+    });
+    let created = 0;
+    const create = w.api.createAccount.bind(w.api);
+    w.api.createAccount = async (...args) => {
+      if (++created === 3) throw unavailable;
+      return create(...args);
+    };
+    const { source } = trackedSource(SOURCE, [account(1), account(2), account(3)]);
+    const outcome = await runPass({
+      source,
+      connectionId: SOURCE,
+      api: w.api,
+      state: w.state,
+      logger,
+      clock: w.clock,
+      concurrency: 1,
+    });
+    expect(outcome).toMatchObject({ stopped: true, error: unavailable, summary: { sourceId: SOURCE } });
+    expect(outcome.summary.counts.accounts).toMatchObject({ created: 2, failed: 0 });
+    expect(outcome.summary.runId).toBe(w.state.runRows[0]?.id);
+    expect(w.state.runRows).toMatchObject([{ status: 'failed', counts: { accounts: { created: 2 } } }]);
   });
 
   it('when the state DB drops during the pass, then the pass stops and the unit is released', async () => {

@@ -2,11 +2,13 @@ import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiResponseError } from '../../../src/api/errors.js';
 import { type SourceConfig, sourceSchema } from '../../../src/config/schema.js';
 import { AppError } from '../../../src/domain/errors.js';
 import { createLogger } from '../../../src/logging/logger.js';
 import { createSourceFactory } from '../../../src/sources/create-source.js';
 import { InMemoryCursorStore, InMemoryDropFileLedger } from '../../../src/sources/ports.js';
+import type { SourceSummary } from '../../../src/sync/run-sync.js';
 import { SyncService } from '../../../src/sync/sync-service.js';
 import { FakeApi, FakeState } from './fakes.js';
 
@@ -111,10 +113,7 @@ describe('the files a pass could not read', () => {
     await drop('accounts.csv', ACCOUNTS);
     await drop('invoices.csv', INVOICES.replaceAll(',', ';'));
     await drop('credit-notes.csv', CREDIT_NOTES);
-    const down = new AppError('API_UNAVAILABLE', 'the API is down', {
-      kind: 'infrastructure',
-      retryable: true,
-    });
+    const down = new AppError('NETWORK_ERROR', 'the API is down');
     api.faults.set('findDocumentsBySourceIds', down);
     api.faults.set('createDocument', down);
     await expect(service.syncSource('erp')).rejects.toThrow('the API is down');
@@ -131,5 +130,28 @@ describe('the files a pass could not read', () => {
     expect(summary!.abandoned).toHaveLength(1);
     expect(state.runRows).toEqual([]);
     expect(fileFailures()).toEqual([]);
+  });
+
+  it('when a fault stops the pass, then the fault is thrown as it was and what the pass had done goes to onStopped', async () => {
+    await drop('accounts.csv', ACCOUNTS);
+    await drop('invoices.csv', INVOICES.replaceAll(',', ';'));
+    await drop('credit-notes.csv', CREDIT_NOTES);
+    const down = new ApiResponseError({
+      status: 503,
+      method: 'POST',
+      path: '/credit-notes',
+      message: 'down',
+    });
+    api.faults.set('findDocumentsBySourceIds', down);
+    api.faults.set('createDocument', down);
+    const stopped: SourceSummary[] = [];
+    const error = await service
+      .syncSource('erp', { onStopped: (partial) => stopped.push(partial) })
+      .catch((e: unknown) => e);
+    expect(error).toBe(down);
+    expect(stopped).toHaveLength(1);
+    expect(stopped[0]).toMatchObject({ sourceId: 'erp', runId: state.runRows[0]!.id });
+    expect(stopped[0]!.counts.accounts.created).toBe(1);
+    expect(stopped[0]!.abandoned.map((a) => a.unit)).toEqual(['invoices.csv']);
   });
 });
