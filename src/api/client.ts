@@ -23,6 +23,7 @@ import type { RateLimiter } from './rate-limit/types.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import {
   type ApiResult,
+  type ProbeAnswer,
   type RequestOptions,
   type RequestStats,
   type RetryNotice,
@@ -143,6 +144,20 @@ export class ReceivablesClient {
   /** Like `request`, with the status, the replay flag, the key sent and the call's own stats. */
   send<T>(options: RequestOptions): Promise<ApiResult<T>> {
     return this.#transport.send<T>(options);
+  }
+
+  /**
+   * One attempt, answered whatever its status: its status, headers and body, for a diagnosis
+   * (`doctor`). It waits for the token's rate budget and counts against it like any request, but
+   * is never retried, never refreshes the token on a 401, and throws only when no answer came
+   * (see `Transport.probe`).
+   *
+   * @example
+   * const answer = await client.probe({ method: 'GET', path: '/organizations' });
+   * answer.headers.get('ratelimit-policy'); // '"public-api";q=300;w=60'
+   */
+  probe(options: RequestOptions): Promise<ProbeAnswer> {
+    return this.#transport.probe(options);
   }
 
   /** Resolves once no request of any flow is queued or in flight. The limiter and token provider are the caller's to close. */

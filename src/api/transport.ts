@@ -68,6 +68,18 @@ export interface ApiResult<T> {
 }
 
 /**
+ * What one request got, whatever its status (`Transport.probe`): what a diagnosis reads where
+ * `send` would turn the answer into data or an error (the status of a refusal, the rate-limit
+ * headers, the `Allow` of a 405).
+ */
+export interface ProbeAnswer {
+  status: number;
+  headers: Headers;
+  /** The body as received ('' when empty). */
+  text: string;
+}
+
+/**
  * What the client tells while it retries a request (a progress line shows it): `retrying` before
  * each wait, then `settled` once the request got its answer or gave up. A request answered at its
  * first attempt tells nothing.
@@ -248,6 +260,21 @@ export class Transport implements Requester {
       this.#count(stats, 'waitedMs', delayMs);
       this.#count(stats, 'retries', 1);
     }
+  }
+
+  /**
+   * One attempt of `options` through the same path as `send` (the flow's queue, the rate budget,
+   * the timeout, the limiter told of the answer, counted in `totals`), answered whatever its
+   * status: no retry, no token refresh on a 401, no error for a 4xx or 5xx. A network fault or a
+   * timeout still throws (`NetworkError`, `TimeoutError`). For `doctor`, which reports what the
+   * service answered instead of acting on it.
+   */
+  async probe(options: RequestOptions): Promise<ProbeAnswer> {
+    const prepared = this.#prepare(options);
+    const stats = emptyStats();
+    const raw = await this.#props.queues.add(prepared.flow, () => this.#attempt(prepared, undefined, stats));
+    if (raw.status === 429) this.#count(stats, 'rateLimited', 1);
+    return { status: raw.status, headers: raw.headers, text: raw.text };
   }
 
   #prepare(options: RequestOptions): Prepared {

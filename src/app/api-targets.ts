@@ -15,6 +15,7 @@ import {
 } from '../config/connections.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
+import { namedOrganization, settleOrganization } from '../config/source-organization.js';
 import { AppError } from '../domain/errors.js';
 import type { StateDb } from '../state/database.js';
 import { type StateScope, type StateScopes, UNSTAMPED_SCOPE } from '../state/scopes.js';
@@ -78,7 +79,7 @@ export class ApiTargets {
   /** The connection of the source, with a configuration error when it has no API to reach. */
   connection(id: string): ApiConnection {
     const found = this.#connections.get(id);
-    if (!found) throw new AppError('CONNECTION_UNKNOWN', `no connection "${id}"`, { kind: 'config' });
+    if (!found) throw new AppError('CONNECTION_UNKNOWN', `no connection "${id}"`);
     if (!found.api.baseUrl) throw noApiToSyncTo(id);
     return found;
   }
@@ -133,15 +134,16 @@ export class ApiTargets {
     const connectionId = connectionIdOf(source);
     const connection = this.connection(connectionId);
     const client = this.client(connectionId);
-    const named = source.organizationId ?? connection.api.organizationId ?? undefined;
+    const named = namedOrganization(source, connection);
     const visible = named ? this.#listed.get(connectionId) : await this.organizations(connectionId);
     if (connectionId === DEFAULT_CONNECTION) await this.#adoptUnstamped(connection, visible);
-    const organizationId = named ?? soleOrganization(visible ?? [], connectionId);
+    const settled = settleOrganization(source, connection, visible);
+    if (settled.organizationId === null) throw settled.error;
+    const { organizationId } = settled;
     if (visible && !visible.includes(organizationId)) {
       throw new AppError(
         'ORGANIZATION_NOT_VISIBLE',
         `source "${source.id}": organization ${organizationId} is not among those the token of connection "${connectionId}" sees (${visible.join(', ') || 'none'})`,
-        { kind: 'config' },
       );
     }
     this.#props.onScope(source.id, { connectionId, organizationId });
@@ -150,7 +152,7 @@ export class ApiTargets {
 
   /** Whether the configuration names the source's organization (then resolving it costs no request). */
   namesOrganization(source: Pick<SourceConfig, 'connection' | 'organizationId'>): boolean {
-    return Boolean(source.organizationId ?? this.connection(connectionIdOf(source)).api.organizationId);
+    return namedOrganization(source, this.connection(connectionIdOf(source))) !== null;
   }
 
   /**
@@ -248,8 +250,9 @@ export class ApiTargets {
    */
   #adoptUnstamped(connection: ApiConnection, visible: readonly string[] | undefined): Promise<void> {
     const adopt = this.#props.onDefaultOrganization;
-    const organizationId = connection.api.organizationId ?? (visible?.length === 1 ? visible[0] : undefined);
-    if (!adopt || !organizationId) return Promise.resolve();
+    // The organization of the default connection's sources that name none, once it is settled.
+    const { organizationId } = settleOrganization(undefined, connection, visible);
+    if (!adopt || organizationId === null) return Promise.resolve();
     this.#adopted ??= adopt(organizationId).catch((error: unknown) => {
       this.#adopted = undefined;
       throw error;
@@ -262,21 +265,6 @@ async function listOrganizations(client: ReceivablesClient): Promise<string[]> {
   const ids: string[] = [];
   for await (const organization of client.organizations.list({ first: PAGE })) ids.push(organization.id);
   return ids;
-}
-
-function soleOrganization(visible: readonly string[], connectionId: string): string {
-  if (visible.length === 1) return visible[0]!;
-  const which =
-    connectionId === DEFAULT_CONNECTION
-      ? 'RECEIVABLES_ORGANIZATION_ID (or api.organizationId)'
-      : `connections.${connectionId}.organizationId`;
-  throw new AppError(
-    'ORGANIZATION_UNKNOWN',
-    visible.length === 0
-      ? `the token of connection "${connectionId}" sees no organization`
-      : `the token sees several organizations: set ${which}, or the source's organizationId`,
-    { kind: 'config' },
-  );
 }
 
 /**
@@ -297,9 +285,9 @@ export async function recordedScopes(db: StateDb, loaded: LoadedConfig): Promise
   const scopes = new Map<string, StateScope>();
   for (const source of loaded.config.sources) {
     const connectionId = connectionIdOf(source);
-    const named = source.organizationId ?? connections.get(connectionId)?.api.organizationId ?? undefined;
+    const named = namedOrganization(source, connections.get(connectionId));
     const ran = rows.find((r) => r.source_id === source.id && r.connection_id === connectionId);
-    scopes.set(source.id, { connectionId, organizationId: named ?? ran?.organization_id ?? '' });
+    scopes.set(source.id, { connectionId, organizationId: named?.id ?? ran?.organization_id ?? '' });
   }
   return { of: (sourceId) => scopes.get(sourceId) ?? UNSTAMPED_SCOPE };
 }
@@ -311,6 +299,5 @@ export function noApiToSyncTo(connectionId: string): AppError {
     connectionId === DEFAULT_CONNECTION
       ? 'no API to sync to: set RECEIVABLES_BASE_URL (or api.baseUrl), or try `npm run demo` against a local sandbox'
       : `no API to sync to for connection "${connectionId}": set its baseUrl under connections`,
-    { kind: 'config' },
   );
 }

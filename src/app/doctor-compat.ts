@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { ReceivablesClient } from '../api/client.js';
 import {
   type ApiCompat,
   type DocumentPathKind,
+  type DocumentWriteMethod,
   describeDocumentRoute,
   documentPatchPath,
   isUnknownRouteAnswer,
@@ -17,13 +19,11 @@ interface Answer {
   allow: string | null;
 }
 
-export interface ProbeContext {
-  /** `{base_url}/api/public/v1` */
-  api: string;
-  token: string;
-  fetch: typeof fetch;
-  timeoutMs: number;
-}
+/**
+ * What the probe needs of the API client: one attempt answered whatever its status, through the
+ * shared rate limiter and counted against the token's quota (`ReceivablesClient.probe`).
+ */
+export type DocumentProber = Pick<ReceivablesClient, 'probe'>;
 
 const NAME = 'document write';
 
@@ -34,18 +34,18 @@ const NAME = 'document write';
  * no server serves gives the server's own "unknown route" answer to compare with. `createPaid`
  * cannot be confirmed without creating a document: it is reported as assumed.
  */
-export async function documentWriteCheck(context: ProbeContext, compat: ApiCompat): Promise<DoctorCheck> {
+export async function documentWriteCheck(client: DocumentProber, compat: ApiCompat): Promise<DoctorCheck> {
   const route = compat.documentPatch;
   const described = describeDocumentRoute(route);
   const paid = compat.createPaid
     ? `; createPaid: true (assumed: doctor creates nothing; when a create's answer shows no paid amount, the document write follows, so nothing is lost)`
     : '';
   try {
-    const control = await probe(context, route.method, `/receivables-sync-doctor/${randomUUID()}`, {});
+    const control = await probe(client, route.method, `/receivables-sync-doctor/${randomUUID()}`, {});
     const results: string[] = [];
     for (const kind of ['invoices', 'credit-notes'] as const satisfies DocumentPathKind[]) {
       const path = documentPatchPath(route, kind, randomUUID());
-      const answer = await probe(context, route.method, path, { [route.paidAmountField]: '0' });
+      const answer = await probe(client, route.method, path, { [route.paidAmountField]: '0' });
       const verdict = judge(answer, control, route.method, path);
       if (verdict.status !== 'ok') return { name: NAME, status: verdict.status, detail: verdict.detail };
       results.push(verdict.detail);
@@ -111,28 +111,24 @@ function looksLikeUnknownRoute(answer: Answer, control: Answer): boolean {
   return answer.code === control.code && shape(answer.message) === shape(control.message);
 }
 
-async function probe(context: ProbeContext, method: string, path: string, body: object): Promise<Answer> {
-  const response = await context.fetch(`${context.api}${path}`, {
-    method,
-    headers: {
-      accept: 'application/json',
-      'content-type': 'application/json',
-      authorization: `Bearer ${context.token}`,
-    },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(context.timeoutMs),
-  });
-  const text = await response.text().catch(() => '');
+async function probe(
+  client: DocumentProber,
+  method: DocumentWriteMethod,
+  path: string,
+  body: object,
+): Promise<Answer> {
+  // A write on a random id: nothing can match, and a refused write releases its Idempotency-Key.
+  const answer = await client.probe({ method, path, body: { json: body } });
   let parsed: { code?: unknown; message?: unknown } = {};
   try {
-    parsed = JSON.parse(text) as typeof parsed;
+    parsed = JSON.parse(answer.text) as typeof parsed;
   } catch {
-    parsed = { message: text.slice(0, 200) };
+    parsed = { message: answer.text.slice(0, 200) };
   }
   return {
-    status: response.status,
+    status: answer.status,
     code: typeof parsed.code === 'string' ? parsed.code : undefined,
     message: typeof parsed.message === 'string' ? parsed.message : undefined,
-    allow: response.headers.get('allow'),
+    allow: answer.headers.get('allow'),
   };
 }

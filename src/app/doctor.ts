@@ -1,19 +1,7 @@
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { resolveAlertTargets } from '../alerts/targets.js';
-import { CredentialStoreError } from '../api/auth/auth-errors.js';
-import { discover } from '../api/auth/discovery.js';
-import type { RefreshEvent } from '../api/auth/refreshing-token-provider.js';
-import { createTokenProvider, credentialsPathOf } from '../api/auth/token-provider-factory.js';
-import { apiBaseOf } from '../api/transport.js';
-import {
-  connectionIdOf,
-  connectionOf,
-  connectionsUsedBy,
-  connectionView,
-  credentialNamesOf,
-  DEFAULT_CONNECTION,
-} from '../config/connections.js';
+import { createRateLimiter } from '../api/rate-limit/create-rate-limiter.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
 import { messageOf } from '../domain/errors.js';
@@ -21,7 +9,7 @@ import { ReconcileSchedules } from '../jobs/reconcile-schedules.js';
 import { SourceSchedules } from '../jobs/schedules.js';
 import { createLogger } from '../logging/logger.js';
 import { openStateDatabase } from '../state/database.js';
-import { documentWriteCheck } from './doctor-compat.js';
+import { connectionChecks } from './doctor-api.js';
 import { sourceCheck } from './doctor-sources.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -36,15 +24,16 @@ export interface DoctorCheck {
 export interface DoctorOptions {
   /** Only this source's checks (the others are skipped). */
   sourceId?: string | undefined;
+  /**
+   * The fetch of the API client's transport and of the auth module (discovery, the token endpoint):
+   * `--trace-http` records doctor's requests through it. Default: the built-in fetch.
+   */
   fetch?: typeof fetch;
 }
 
 export const ok = (name: string, detail: string): DoctorCheck => ({ name, status: 'ok', detail });
 export const warn = (name: string, detail: string): DoctorCheck => ({ name, status: 'warn', detail });
 export const fail = (name: string, detail: string): DoctorCheck => ({ name, status: 'fail', detail });
-
-/** Seconds of clock difference with the server beyond which a warning is given. */
-const CLOCK_SKEW_WARN_SECONDS = 60;
 
 /**
  * `doctor`: checks a setup end to end before the first pass, each part on its own (one failing
@@ -56,7 +45,6 @@ const CLOCK_SKEW_WARN_SECONDS = 60;
  */
 export async function runDoctor(loaded: LoadedConfig, options: DoctorOptions = {}): Promise<DoctorCheck[]> {
   const { config } = loaded;
-  const fetchImpl = options.fetch ?? fetch;
   const checks: DoctorCheck[] = [];
   const sources = config.sources.filter((s) => !options.sourceId || s.id === options.sourceId);
   checks.push(configCheck(loaded, sources.length, options.sourceId));
@@ -64,58 +52,19 @@ export async function runDoctor(loaded: LoadedConfig, options: DoctorOptions = {
   const schedules = schedulesCheck(sources);
   if (schedules) checks.push(schedules);
   checks.push(await stateCheck(loaded));
-  checks.push(await redisCheck(config.queue.redisUrl));
-  // Each connection the sources use (the default one when none is configured), checked on its own;
-  // with several, each check's name says which connection it is about.
-  const connections = connectionsUsedBy(loaded, sources.length > 0 ? sources : [{}]);
-  for (const connection of connections) {
-    const named = (check: DoctorCheck): DoctorCheck =>
-      connections.length > 1 || connection.id !== DEFAULT_CONNECTION
-        ? { ...check, name: `${check.name} (${connection.id})` }
-        : check;
-    const view = connectionView(loaded, connection);
-    // Each source's organization as configured (its own, else its connection's); the sources with
-    // none need the token to see exactly one.
-    const configured = sources
-      .filter((s) => connectionIdOf(s) === connection.id)
-      .map((s) => ({ id: s.id, organizationId: s.organizationId ?? connection.api.organizationId }));
-    const organizations = [
-      ...new Set(
-        configured.map((s) => s.organizationId).filter((id): id is string => typeof id === 'string'),
-      ),
-    ];
-    const unnamed = configured.filter((s) => !s.organizationId).map((s) => s.id);
-    for (const check of await apiChecks(view, connection.id, organizations, unnamed, fetchImpl))
-      checks.push(named(check));
+  const redis = await redisCheck(config.queue.redisUrl);
+  checks.push(redis.check);
+  // Doctor's API requests count against their token's budget as a sync's do: through Redis, shared
+  // with the workers, when it answered; else in this process (the redis check says why).
+  const limiter = createRateLimiter({ redis: redis.connection, logger: createLogger({ level: 'silent' }) });
+  try {
+    checks.push(...(await connectionChecks(loaded, sources, options, limiter)));
+  } finally {
+    await limiter.close();
+    redis.connection?.disconnect();
   }
   for (const source of sources) checks.push(await sourceCheck(source, loaded));
   return checks;
-}
-
-/** The API of one connection: `/status`, discovery, the token, the organizations, the rate policy. */
-async function apiChecks(
-  loaded: LoadedConfig,
-  connectionId: string,
-  organizations: readonly string[],
-  unnamed: readonly string[],
-  fetchImpl: typeof fetch,
-): Promise<DoctorCheck[]> {
-  const { config } = loaded;
-  const baseUrl = config.api.baseUrl?.replace(/\/+$/, '');
-  if (!baseUrl) return [fail('api', 'no API: set RECEIVABLES_BASE_URL (or api.baseUrl)')];
-  const timeoutMs = config.api.timeoutSeconds * 1000;
-  const get = (url: string, token?: string) =>
-    fetchImpl(url, {
-      headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  const status = await statusCheck(baseUrl, get);
-  if (status.status === 'fail') return [status];
-  return [
-    status,
-    await discoveryCheck(baseUrl, fetchImpl),
-    ...(await tokenChecks(loaded, connectionId, organizations, unnamed, baseUrl, get, fetchImpl)),
-  ];
 }
 
 /**
@@ -179,8 +128,17 @@ async function stateCheck(loaded: LoadedConfig): Promise<DoctorCheck> {
   }
 }
 
-async function redisCheck(url: string | null | undefined): Promise<DoctorCheck> {
-  if (!url) return ok('redis', 'not configured: `sync --once` limits its own rate; `worker` needs REDIS_URL');
+/**
+ * Redis and its eviction policy; the connection is kept when Redis answered (the shared rate
+ * limiter's, for doctor's API requests): the caller disconnects it.
+ */
+async function redisCheck(
+  url: string | null | undefined,
+): Promise<{ check: DoctorCheck; connection?: Redis | undefined }> {
+  if (!url)
+    return {
+      check: ok('redis', 'not configured: `sync --once` limits its own rate; `worker` needs REDIS_URL'),
+    };
   const redis = new Redis(url, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
@@ -191,224 +149,35 @@ async function redisCheck(url: string | null | undefined): Promise<DoctorCheck> 
   try {
     await redis.connect();
     await redis.ping();
-    let policy: string | undefined;
-    try {
-      const answer = (await redis.config('GET', 'maxmemory-policy')) as string[];
-      policy = answer[1];
-    } catch {
-      return warn(
+  } catch (error) {
+    redis.disconnect();
+    return {
+      check: fail('redis', `${redactedUrl(url)}: unreachable (${messageOf(error)}); check REDIS_URL`),
+    };
+  }
+  let policy: string | undefined;
+  try {
+    const answer = (await redis.config('GET', 'maxmemory-policy')) as string[];
+    policy = answer[1];
+  } catch {
+    return {
+      check: warn(
         'redis',
         `${redactedUrl(url)}: reachable; its maxmemory-policy cannot be read (CONFIG is off)`,
-      );
-    }
-    return policy === 'noeviction'
-      ? ok('redis', `${redactedUrl(url)}: reachable, maxmemory-policy noeviction`)
-      : warn(
-          'redis',
-          `${redactedUrl(url)}: maxmemory-policy is ${policy}: Redis may evict queued jobs and rate-limit state; set noeviction`,
-        );
-  } catch (error) {
-    return fail('redis', `${redactedUrl(url)}: unreachable (${messageOf(error)}); check REDIS_URL`);
-  } finally {
-    redis.disconnect();
-  }
-}
-
-type Get = (url: string, token?: string) => Promise<Response>;
-
-async function statusCheck(baseUrl: string, get: Get): Promise<DoctorCheck> {
-  const url = `${apiBaseOf(baseUrl)}/status`;
-  try {
-    const response = await get(url);
-    await response.body?.cancel();
-    return response.ok
-      ? ok('api', `GET ${url}: ${response.status}`)
-      : fail(
-          'api',
-          `GET ${url} answered ${response.status}: is ${baseUrl} the service's {base_url} (without /api/public/v1)?`,
-        );
-  } catch (error) {
-    return fail(
-      'api',
-      `${baseUrl} is unreachable: ${reasonOf(error)}; check RECEIVABLES_BASE_URL and the network`,
-    );
-  }
-}
-
-async function discoveryCheck(baseUrl: string, fetchImpl: typeof fetch): Promise<DoctorCheck> {
-  try {
-    const found = await discover({ baseUrl, fetch: fetchImpl });
-    const what = `authorization server ${found.authorizationServer.issuer}; the protected resource names ${found.resourceNamed.value}`;
-    return found.warnings.length > 0
-      ? warn('discovery', `${what}; ${found.warnings.join('; ')}`)
-      : ok('discovery', what);
-  } catch (error) {
-    return warn(
-      'discovery',
-      `${messageOf(error)}; a refresh token still works (the spec's {base_url}/api/oauth/token); ` +
-        '`auth login` needs discovery, or auth.authorizationEndpoint and auth.tokenEndpoint',
-    );
-  }
-}
-
-/**
- * A refresh grant doctor had to make (nothing usable was stored, or it expired): a write at the
- * token endpoint, said as such; the rotated token is stored, so the next command uses it.
- */
-const rotationCheck = (refresh: RefreshEvent): DoctorCheck =>
-  ok(
-    'token refresh',
-    `a refresh token was exchanged at the token endpoint (a write there: ${refresh.rotated ? 'it is spent; its successor is' : 'the new access token is'} stored in ${refresh.location})`,
-  );
-
-/** The token, what it may read, the organization, the rate-limit policy and the clock: from two reads. */
-async function tokenChecks(
-  loaded: LoadedConfig,
-  connectionId: string,
-  wanted: readonly string[],
-  /** Sources that name no organization: the token must see exactly one. */
-  unnamed: readonly string[],
-  baseUrl: string,
-  get: Get,
-  fetchImpl: typeof fetch,
-): Promise<DoctorCheck[]> {
-  const { config, secrets } = loaded;
-  let token: string;
-  const refreshes: RefreshEvent[] = [];
-  try {
-    const provider = createTokenProvider({
-      config,
-      secrets,
-      log: createLogger({ level: 'silent' }),
-      fetch: fetchImpl,
-      credentialsPath: credentialsPathOf(config, connectionId),
-      connection: credentialNamesOf(connectionOf(loaded, connectionId)),
-      onRefreshed: (refresh) => refreshes.push(refresh),
-    });
-    token = await provider.getAccessToken();
-  } catch (error) {
-    // The store refused before any grant: its message has the fix, and no token was spent.
-    if (error instanceof CredentialStoreError) return [fail('token', messageOf(error))];
-    return [
-      fail(
-        'token',
-        connectionId === DEFAULT_CONNECTION
-          ? `no usable credentials: ${messageOf(error)}; set RECEIVABLES_ACCESS_TOKEN or RECEIVABLES_REFRESH_TOKEN, or run \`auth login\``
-          : `no usable credentials: ${messageOf(error)}`,
       ),
-    ];
+      connection: redis,
+    };
   }
-  const api = apiBaseOf(baseUrl);
-  let organizations: Response;
-  try {
-    organizations = await get(`${api}/organizations`, token);
-  } catch (error) {
-    return [fail('token', `GET ${api}/organizations: ${reasonOf(error)}`)];
-  }
-  const checks: DoctorCheck[] = refreshes.map(rotationCheck);
-  if (organizations.status === 401)
-    return [fail('token', 'refused (401): the token is invalid or expired; log in again')];
-  if (organizations.status === 403)
-    return [
-      fail('token', 'valid, but may not read organizations (403): it needs the organizations:read scope'),
-    ];
-  if (!organizations.ok) return [fail('token', `GET ${api}/organizations answered ${organizations.status}`)];
-  const body = (await organizations.json().catch(() => null)) as {
-    nodes?: Array<{ id: string; name?: string }>;
-  } | null;
-  const seen = body?.nodes ?? [];
-  let organizationId: string | undefined;
-  const listed = seen.map((o) => o.id).join(', ') || 'none';
-  if (wanted.length > 0) {
-    const missing = wanted.filter((id) => !seen.some((o) => o.id === id));
-    organizationId = wanted.find((id) => !missing.includes(id));
-    checks.push(
-      missing.length === 0
-        ? ok(
-            'organization',
-            `${wanted.join(', ')} ${wanted.length === 1 ? 'is' : 'are'} among the ${seen.length} the token sees`,
-          )
-        : fail(
-            'organization',
-            `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not among those the token sees (${listed}); fix ${connectionId === DEFAULT_CONNECTION ? 'RECEIVABLES_ORGANIZATION_ID or ' : ''}the sources' organizationId`,
+  return {
+    check:
+      policy === 'noeviction'
+        ? ok('redis', `${redactedUrl(url)}: reachable, maxmemory-policy noeviction`)
+        : warn(
+            'redis',
+            `${redactedUrl(url)}: maxmemory-policy is ${policy}: Redis may evict queued jobs and rate-limit state; set noeviction`,
           ),
-    );
-    if (unnamed.length > 0 && seen.length !== 1)
-      checks.push(
-        fail(
-          'organization',
-          `${unnamed.length === 1 ? 'source' : 'sources'} ${unnamed.join(', ')} ${unnamed.length === 1 ? 'names' : 'name'} no organization and the token sees ${seen.length} (${listed}): set ${unnamed.length === 1 ? 'its' : 'their'} organizationId`,
-        ),
-      );
-  } else if (seen.length === 1) {
-    organizationId = seen[0]!.id;
-    checks.push(ok('organization', `${organizationId}, the only one the token sees`));
-  } else {
-    checks.push(
-      fail(
-        'organization',
-        `the token sees ${seen.length} organizations (${listed}): set ${connectionId === DEFAULT_CONNECTION ? 'RECEIVABLES_ORGANIZATION_ID' : `connections.${connectionId}.organizationId`} or each source's organizationId`,
-      ),
-    );
-  }
-  // What a sync reads first: the accounts of the organization (accounts:read).
-  if (organizationId) {
-    const accounts = await get(
-      `${api}/accounts?organizationId=${encodeURIComponent(organizationId)}&first=1`,
-      token,
-    );
-    await accounts.body?.cancel();
-    checks.unshift(
-      accounts.status === 403
-        ? fail(
-            'token',
-            'valid, but may not read accounts (403): it needs accounts:read, and accounts:all to sync',
-          )
-        : accounts.ok
-          ? ok(
-              'token',
-              'valid: reads organizations and accounts (writes are not tried: doctor writes nothing)',
-            )
-          : fail('token', `GET ${api}/accounts answered ${accounts.status}`),
-    );
-  } else {
-    checks.unshift(ok('token', 'valid: reads organizations'));
-  }
-  checks.push(
-    await documentWriteCheck(
-      { api, token, fetch: fetchImpl, timeoutMs: config.api.timeoutSeconds * 1000 },
-      config.api.compat,
-    ),
-  );
-  const policy = organizations.headers.get('ratelimit-policy');
-  checks.push(
-    policy
-      ? ok('rate limit', `RateLimit-Policy: ${policy}`)
-      : warn(
-          'rate limit',
-          'no RateLimit-Policy header: the limiter assumes the spec default of 300 per 60 s',
-        ),
-  );
-  const date = organizations.headers.get('date');
-  if (date) {
-    const skew = Math.round((Date.parse(date) - Date.now()) / 1000);
-    checks.push(
-      Math.abs(skew) > CLOCK_SKEW_WARN_SECONDS
-        ? warn(
-            'clock',
-            `this machine's clock is ${Math.abs(skew)} s ${skew > 0 ? 'behind' : 'ahead of'} the server's: token expiry and rate windows drift; sync the clock (NTP)`,
-          )
-        : ok('clock', `within ${Math.max(1, Math.abs(skew))} s of the server's`),
-    );
-  } else {
-    checks.push(warn('clock', 'the server sends no Date header: the clock skew is unknown'));
-  }
-  return checks;
-}
-
-function reasonOf(error: unknown): string {
-  const cause = (error as { cause?: unknown })?.cause;
-  return cause ? `${messageOf(error)} (${messageOf(cause)})` : messageOf(error);
+    connection: redis,
+  };
 }
 
 function redactedUrl(url: string): string {

@@ -6,6 +6,7 @@ import { type StatusProfiles, statusProfiles } from '../app/source-profiles.js';
 import { apiConnections, connectionIdOf, connectionOf } from '../config/connections.js';
 import { CONFIG_FILE_NAME, type LoadedConfig, noSourceMessage } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
+import { namedOrganization, type OrganizationConnection } from '../config/source-organization.js';
 import { STREAM_ORDER, type Stream } from '../domain/records.js';
 import { ignoredFilesOf, type RunRejectedFile, rejectedFilesOf } from '../domain/sync-state.js';
 import { printable } from '../logging/printable-text.js';
@@ -56,8 +57,9 @@ export async function collectStatus(
   sources: readonly SourceConfig[],
   /** What each source's type shows (`statusProfiles`): the streams it is configured with. */
   profileOf: StatusProfiles,
-  /** The organization a connection names (`api.organizationId` of it), if any. */
-  organizationOf: (connection: string) => string | null = () => null,
+  /** The configured connection of that id (what names the organization of its sources that name none). */
+  configuredConnection: (connectionId: string) => Pick<OrganizationConnection, 'api'> | undefined = () =>
+    undefined,
 ): Promise<SourceStatus[]> {
   const out: SourceStatus[] = [];
   const pauses = (await readers.pauses?.()) ?? new Map<string, SourcePause>();
@@ -72,7 +74,7 @@ export async function collectStatus(
       type: source.type,
       schedule: source.schedule ?? null,
       connection,
-      organizationId: source.organizationId ?? organizationOf(connection),
+      organizationId: namedOrganization(source, configuredConnection(connection))?.id ?? null,
       paused: pauses.get(source.id) ?? null,
       streams: names.map((stream) => {
         const row = cursors.find((c) => c.stream === stream);
@@ -261,7 +263,7 @@ export function statusCommand(): Command {
           },
           sources,
           profileOf,
-          (id) => connectionOf(loaded, id).api.organizationId ?? null,
+          (id) => connectionOf(loaded, id),
         );
         const scope = apiConnections(loaded).size > 1 || statuses.some((s) => s.organizationId !== null);
         process.stdout.write(

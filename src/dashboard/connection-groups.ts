@@ -1,6 +1,7 @@
 import { apiConnections, connectionIdOf, DEFAULT_CONNECTION } from '../config/connections.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
+import { namedOrganization, settleOrganization } from '../config/source-organization.js';
 import type { TokenBudgetReading } from './token-budgets.js';
 
 /** A configured API connection as the dashboard shows it (no credentials). */
@@ -62,7 +63,7 @@ export function dashboardConnectionsOf(loaded: LoadedConfig): DashboardConnectio
   return [...apiConnections(loaded).values()].map((c) => ({
     id: c.id,
     baseUrl: c.api.baseUrl ?? null,
-    organizationId: c.api.organizationId ?? null,
+    organizationId: namedOrganization(undefined, c)?.id ?? null,
   }));
 }
 
@@ -112,13 +113,14 @@ function organizationOf(
   lastRun: { connectionId: string; organizationId: string } | undefined,
   tokenOrganizations: readonly string[] | undefined,
 ): { id: string | null; from: OrganizationFrom } {
-  if (source.organizationId) return { id: source.organizationId, from: 'source' };
-  if (connection?.organizationId) return { id: connection.organizationId, from: 'connection' };
-  if (lastRun?.organizationId && lastRun.connectionId === connectionIdOf(source))
+  const configured = { id: connectionIdOf(source), api: { organizationId: connection?.organizationId } };
+  const named = namedOrganization(source, configured);
+  if (named) return named;
+  if (lastRun?.organizationId && lastRun.connectionId === configured.id)
     return { id: lastRun.organizationId, from: 'last-run' };
-  const only = tokenOrganizations?.length === 1 ? tokenOrganizations[0] : undefined;
-  if (only) return { id: only, from: 'token' };
-  return { id: null, from: 'unresolved' };
+  // Nothing names one and no run recorded one: the token's only organization, when the worker told it.
+  const settled = settleOrganization(source, configured, tokenOrganizations);
+  return { id: settled.organizationId, from: settled.from };
 }
 
 function newGroup(connection: DashboardConnection, budgets: TokenBudgetReading | null): ConnectionGroupView {

@@ -123,6 +123,159 @@ function edges(): Edge[] {
   return out;
 }
 
+/** Sibling folders that are adapters of one port (issue 29); `all`: every subfolder of it. */
+const SIBLING_ADAPTERS: Readonly<Record<string, 'all' | readonly string[]>> = {
+  sources: 'all',
+  api: ['auth', 'endpoints'],
+};
+
+/** The adapter a file (relative to src/) belongs to, as `sources/csv`; null outside the adapters. */
+function adapterOf(file: string): string | null {
+  const [top, sub, ...rest] = file.split(/[\\/]/);
+  const siblings = top === undefined ? undefined : SIBLING_ADAPTERS[top];
+  if (!siblings || sub === undefined || rest.length === 0) return null;
+  return siblings === 'all' || siblings.includes(sub) ? `${top}/${sub}` : null;
+}
+
+const resolveSpec = (file: string, spec: string): string => normalize(join(dirname(file), spec));
+
+/** The imports of `file` (relative to src/) that reach into a sibling adapter. */
+function adapterCrossings(file: string, text: string): string[] {
+  const from = adapterOf(file);
+  if (from === null) return [];
+  return importsOf(text)
+    .filter((spec) => {
+      const to = adapterOf(resolveSpec(file, spec));
+      return to !== null && to !== from;
+    })
+    .map((spec) => `${file} imports ${spec}`);
+}
+
+/**
+ * A file's code with comments left out and the text of its string and template literals blanked
+ * (an interpolation's code kept), so brackets can be matched and words found in the code alone.
+ */
+function skeletonOf(text: string): string {
+  let out = '';
+  /** Per open template: the depth of `{` of its current interpolation, or -1 inside its text. */
+  const templates: number[] = [];
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    const inTemplateText = templates.length > 0 && templates[templates.length - 1] === -1;
+    if (quote !== null || inTemplateText) {
+      if (c === '\\') {
+        out += '  ';
+        i++;
+      } else if (quote !== null && c === quote) {
+        out += c;
+        quote = null;
+      } else if (inTemplateText && c === '`') {
+        out += c;
+        templates.pop();
+      } else if (inTemplateText && c === '$' && text[i + 1] === '{') {
+        out += '${';
+        i++;
+        templates[templates.length - 1] = 0;
+      } else {
+        out += c === '\n' ? '\n' : ' ';
+      }
+      continue;
+    }
+    if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      out += '\n';
+      continue;
+    }
+    if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end === -1 ? text.length : end + 1;
+      out += ' ';
+      continue;
+    }
+    if (c === "'" || c === '"') quote = c;
+    else if (c === '`') templates.push(-1);
+    else if (templates.length > 0 && c === '{') templates[templates.length - 1]!++;
+    else if (templates.length > 0 && c === '}') {
+      const depth = templates[templates.length - 1]!;
+      if (depth === 0) templates[templates.length - 1] = -1;
+      else templates[templates.length - 1] = depth - 1;
+    }
+    out += c;
+  }
+  return out;
+}
+
+/** The callee of the call whose argument list holds position `at` (`new X`, `a.b`, `f`), if any. */
+function calleeAround(code: string, at: number): string | null {
+  let depth = 0;
+  for (let i = at - 1; i >= 0; i--) {
+    const c = code[i]!;
+    if (c === ')' || c === ']' || c === '}') depth++;
+    else if (c === '[' || c === '{') depth = Math.max(0, depth - 1);
+    else if (c === '(') {
+      if (depth > 0) {
+        depth--;
+        continue;
+      }
+      return /(?:\bnew\s+)?([\w$.]+)\s*$/.exec(code.slice(0, i))?.[1] ?? null;
+    }
+  }
+  return null;
+}
+
+/** Whether position `at` is a member of an interface or a type literal (`fetch: typeof fetch` declares, never hands). */
+function inTypeDeclaration(code: string, at: number): boolean {
+  let depth = 0;
+  for (let i = at - 1; i >= 0; i--) {
+    const c = code[i]!;
+    if (c === '}') depth++;
+    else if (c === '{' && depth > 0) depth--;
+    else if (c === '{')
+      return /(?:\binterface\s+[\w$]+(?:<[^{]*>)?(?:\s+extends\s[^{]*)?|\btype\s+[\w$]+(?:<[^{]*>)?\s*=)\s*$/.test(
+        code.slice(0, i),
+      );
+  }
+  return false;
+}
+
+/**
+ * How a doctor file reaches the network without the client: a call of a fetch (`fetch(`,
+ * `fetchImpl(`, `context.fetch(`), or a `fetch` option handed to anything but what it imports
+ * from the API client (`api/client.js`) and the auth module (`api/auth/`).
+ */
+function doctorFetchUses(text: string): string[] {
+  const code = skeletonOf(text);
+  const allowed = new Set(
+    [...code.matchAll(/\bimport\s*(?:type\s*)?\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]/g)]
+      .filter((m) => /(?:^|\/)api\/(?:client\.js$|auth\/)/.test(importPathOf(text, m.index)))
+      .flatMap((m) =>
+        m[1]!.split(',').map(
+          (name) =>
+            name
+              .trim()
+              .split(/\s+as\s+/)
+              .pop()!,
+        ),
+      ),
+  );
+  const uses: string[] = [];
+  for (const m of code.matchAll(/\b[\w$.]*fetch\w*\s*\(/gi))
+    uses.push(`calls ${m[0].replace(/\s*\($/, '')}(...)`);
+  for (const m of code.matchAll(/[{,]\s*fetch\s*(?=[:,}])/g)) {
+    if (inTypeDeclaration(code, m.index + 1)) continue;
+    const callee = calleeAround(code, m.index);
+    const name = callee?.split('.').pop() ?? null;
+    if (name === null || !allowed.has(name)) uses.push(`hands a fetch to ${callee ?? 'an object'}`);
+  }
+  return uses;
+}
+
+/** The module of the import statement at `index` of `text` (the skeleton blanks it). */
+function importPathOf(text: string, index: number): string {
+  return /from\s*['"]([^'"]+)['"]/.exec(text.slice(index))?.[1] ?? '';
+}
+
 describe('the layering of src/', () => {
   const all = edges();
 
@@ -152,24 +305,69 @@ describe('the layering of src/', () => {
     for (const [from, to] of FORBIDDEN) expect(ALLOWED[from]).not.toContain(to);
   });
 
-  it('when a source adapter imports, then never another adapter (they share the record contract in records/)', () => {
-    const adapterOf = (path: string): string | null => {
-      const parts = relative(SRC, path).split(/[\\/]/);
-      return parts[0] === 'sources' && parts.length > 2 ? parts[1]! : null;
-    };
-    const crossings: string[] = [];
-    let adapterImports = 0;
-    for (const file of sourceFiles(SRC)) {
-      const from = adapterOf(file);
-      if (from === null) continue;
-      for (const spec of importsOf(readFileSync(file, 'utf8'))) {
-        const to = adapterOf(normalize(join(dirname(file), spec)));
-        if (to !== null) adapterImports++;
-        if (to !== null && to !== from) crossings.push(`${relative(SRC, file)} imports ${spec}`);
-      }
-    }
-    expect(adapterImports).toBeGreaterThan(20);
-    expect(crossings).toEqual([]);
+  // Issue 29: adapters do not import each other. Each source adapter (csv/, sql/, singer/, module/)
+  // implements sources/source.ts and shares the record contract through records/; in api/, the auth
+  // module (the token providers behind auth/types.ts) and the endpoint groups (behind the
+  // transport's `Requester`) meet only in client.ts and transport.ts. api/rate-limit/ is no adapter:
+  // the transport and the token endpoint's own budget (auth/) both use it.
+  it('when an adapter imports, then never a sibling adapter (they meet through their port)', () => {
+    // The check cannot pass empty: it sees the adapters' imports, and a crossing of each kind.
+    const files = sourceFiles(SRC).map((file) => ({
+      file: relative(SRC, file),
+      text: readFileSync(file, 'utf8'),
+    }));
+    const adapterImports = files.flatMap(({ file, text }) =>
+      adapterOf(file) === null ? [] : importsOf(text).filter((spec) => adapterOf(resolveSpec(file, spec))),
+    );
+    expect(adapterImports.length).toBeGreaterThan(20);
+    expect(adapterCrossings('sources/csv/reader.ts', "import { x } from '../sql/dialects.js';")).toEqual([
+      'sources/csv/reader.ts imports ../sql/dialects.js',
+    ]);
+    expect(adapterCrossings('api/endpoints/a.ts', "import type { T } from '../auth/types.js';")).toHaveLength(
+      1,
+    );
+    expect(
+      adapterCrossings(
+        'api/auth/token-endpoint.ts',
+        "import { a } from '../rate-limit/headers.js';\nimport { b } from '../transport.js';",
+      ),
+    ).toEqual([]);
+    expect(files.flatMap(({ file, text }) => adapterCrossings(file, text))).toEqual([]);
+  });
+
+  // Issue 29: doctor uses the client. Its Public API requests go through `ReceivablesClient` (the
+  // shared rate limiter, the token's quota, the transport `--trace-http` records); the fetch it is
+  // given goes only to the client and to the auth module (discovery, the token endpoint).
+  it('when doctor checks the API, then through the client: no fetch call, and a fetch handed only to the client or the auth module', () => {
+    const doctorFiles = sourceFiles(join(SRC, 'app')).filter((file) => /[\\/]doctor[^\\/]*\.ts$/.test(file));
+    expect(doctorFiles.length).toBeGreaterThan(1);
+    // The check cannot pass empty: each form it refuses, and the forms it allows.
+    expect(doctorFetchUses('const r = await fetchImpl(url, { headers });')).toHaveLength(1);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the code under check holds a template.
+    expect(doctorFetchUses('await context.fetch(`${context.api}${path}`, { method });')).toHaveLength(1);
+    expect(
+      doctorFetchUses(
+        "import { probe } from './doctor-compat.js';\nawait probe({ api, token, fetch: fetchImpl }, compat);",
+      ),
+    ).toHaveLength(1);
+    expect(
+      doctorFetchUses(
+        [
+          "import { ReceivablesClient } from '../api/client.js';",
+          "import { discover } from '../api/auth/discovery.js';",
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the code under check holds a template.
+          "const label = `a (fetch) in ${'text'} (x`; // a fetch( in a comment",
+          'const client = new ReceivablesClient({ baseUrl, fetch: options.fetch, timeoutMs });',
+          'const found = await discover({ baseUrl, fetch });',
+          'interface Access {\n  fetch: typeof fetch;\n}',
+        ].join('\n'),
+      ),
+    ).toEqual([]);
+    const refused = doctorFiles.flatMap((file) =>
+      doctorFetchUses(readFileSync(file, 'utf8')).map((use) => `${relative(SRC, file)}: ${use}`),
+    );
+    expect(refused).toEqual([]);
+    expect(doctorFiles.some((file) => /\bnew\s+ReceivablesClient\s*\(/.test(codeOf(file)))).toBe(true);
   });
 
   it('when code reads the environment, then it is in config/ (the sandbox reads none either)', () => {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { budgetKeyOf, StaticTokenProvider } from '../../../src/api/auth/static-token-provider.js';
+import { ReceivablesClient } from '../../../src/api/client.js';
 import { DEFAULT_API_COMPAT } from '../../../src/api/compat.js';
 import { documentWriteCheck } from '../../../src/app/doctor-compat.js';
+import { createLogger } from '../../../src/logging/logger.js';
 
 /**
  * How `doctor` reads the answers to its probe of the document write (a random id, so nothing can
@@ -24,9 +27,28 @@ function server(
   return { fetchImpl, seen };
 }
 
-const check = (fetchImpl: typeof fetch, compat = DEFAULT_API_COMPAT) =>
+/** The budget keys the client asked the rate limiter for, in order. */
+type Acquired = string[];
+
+/** The probe goes through the API client: its transport calls the server's fetch. */
+const check = (fetchImpl: typeof fetch, compat = DEFAULT_API_COMPAT, acquired: Acquired = []) =>
   documentWriteCheck(
-    { api: 'https://x.test/api/public/v1', token: 't', fetch: fetchImpl, timeoutMs: 1000 },
+    new ReceivablesClient({
+      baseUrl: 'https://x.test',
+      tokens: new StaticTokenProvider({ accessToken: 't' }),
+      // Admits every request at once (this server tells no RateLimit-Policy to learn from), noting each.
+      limiter: {
+        acquire: async (key) => {
+          acquired.push(key);
+          return 0;
+        },
+        observe: async () => {},
+        close: async () => {},
+      },
+      logger: createLogger({ level: 'silent' }),
+      fetch: fetchImpl,
+      timeoutMs: 1000,
+    }),
     compat,
   );
 
@@ -77,6 +99,16 @@ describe('doctor: the document write probe', () => {
     const result = await check(fetchImpl, { ...DEFAULT_API_COMPAT, createPaid: true });
     expect(result.status).toBe('ok');
     expect(result.detail).toMatch(/createPaid: true \(assumed/);
+  });
+
+  it("when the probe runs, then each request waits for the token's rate budget and is sent once, even when refused with a retryable status", async () => {
+    const { fetchImpl, seen } = server({ status: 503, body: { message: 'Service Unavailable' } });
+    const acquired: Acquired = [];
+    const result = await check(fetchImpl, DEFAULT_API_COMPAT, acquired);
+    expect(result).toMatchObject({ status: 'warn', detail: expect.stringContaining('answered 503') });
+    // The control path, then the first document path: the check stops at the first answer it cannot confirm.
+    expect(seen).toHaveLength(2);
+    expect(acquired).toEqual([budgetKeyOf('t'), budgetKeyOf('t')]);
   });
 
   it('when the server cannot be reached, then the check warns instead of failing (the api check says why)', async () => {
