@@ -21,6 +21,7 @@ import { checkFreeSpace } from '../state/embedded-space.js';
 import { type SyncStateRepos, syncStateRepos } from '../state/repositories.js';
 import { RunLogsRepository } from '../state/run-logs.js';
 import { adoptUnstampedState, type StateScope, type StateScopes, UNSTAMPED_SCOPE } from '../state/scopes.js';
+import { StateDbError } from '../state/state-errors.js';
 import type { ProgressEvent } from '../sync/pass-scope.js';
 import type { SyncState } from '../sync/ports.js';
 import { SyncService, type SyncUseCases } from '../sync/sync-service.js';
@@ -75,9 +76,7 @@ export async function openStateRuntime(
     // Held by another process (embedded DB), or its disk full: their own messages say what to do.
     if (error instanceof StateDbInUseError) throw error;
     if (error instanceof AppError && error.code === 'STATE_DB_DISK_FULL') throw error;
-    throw new AppError('STATE_DB_UNAVAILABLE', `cannot open the state DB: ${messageOf(error)}`, {
-      cause: error,
-    });
+    throw StateDbError.ofOpening(error);
   }
   const { db } = database;
   runLog.attach(new RunLogsRepository(db));

@@ -13,14 +13,26 @@ export class StateDbError extends AppError {
   /** The statement that failed, by the name its repository gives it (`recordMap.save`), when known. */
   readonly statement: string | undefined;
 
-  constructor(cause: unknown, statement?: string) {
+  /**
+   * @param statement the failed statement's name (see `StateCalls`)
+   * @param opening the state DB could not be opened (connect, migrate): unavailable, whatever the
+   *   driver said, and the message says so
+   */
+  constructor(cause: unknown, statement?: string, opening = false) {
     const driverCode = codeOf(cause);
-    const refused = driverCode !== undefined && /^2[23][0-9A-Z]{3}$/.test(driverCode);
-    super(refused ? 'STATE_DB_VALUE_REFUSED' : 'STATE_DB_UNAVAILABLE', `state DB: ${messageOf(cause)}`, {
-      cause,
-    });
+    const refused = !opening && driverCode !== undefined && /^2[23][0-9A-Z]{3}$/.test(driverCode);
+    super(
+      refused ? 'STATE_DB_VALUE_REFUSED' : 'STATE_DB_UNAVAILABLE',
+      `${opening ? 'cannot open the state DB' : 'state DB'}: ${messageOf(cause)}`,
+      { cause },
+    );
     this.driverCode = driverCode;
     this.statement = statement;
+  }
+
+  /** The state DB could not be opened (`cannot open the state DB: …`, `STATE_DB_UNAVAILABLE`). */
+  static ofOpening(cause: unknown): StateDbError {
+    return new StateDbError(cause, undefined, true);
   }
 }
 
