@@ -204,12 +204,14 @@ async function syncOnce(
 }
 
 /**
- * A fault of one connection's API or credentials (not of the state DB, Redis or a source's own
- * setup): the sources of the other connections can still sync.
+ * A fault of one connection's API or credentials: the sources of the other connections can still
+ * sync. Said by the error itself: the API client's errors (`ReceivablesError`: the API, the network,
+ * the token and its storage), an answer's status, a missing login, or the source's organization. The
+ * state DB's and Redis's errors are none of these (`StateDbError`, `RedisUnavailableError`): they
+ * stop every source.
  */
 function isConnectionFault(error: unknown): boolean {
   if (!(error instanceof AppError)) return false;
-  if (error.code.startsWith('STATE_DB_') || error.code === 'REDIS_UNAVAILABLE') return false;
   if (isOrganizationFault(error)) return true;
   return error instanceof ReceivablesError || error.code === 'LOGIN_REQUIRED' || error.status !== undefined;
 }
