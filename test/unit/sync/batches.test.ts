@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { readAhead, roundsOf } from '../../../src/sync/run-sync.js';
+import { readAhead, roundsOf } from '../../../src/sync/pass-batches.js';
 
 const item = (sourceId: string, n: number) => ({ record: { sourceId }, n });
 
