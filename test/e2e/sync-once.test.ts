@@ -205,7 +205,6 @@ describe.each(['embedded', 'postgres'] as const)('sync --once with the %s state 
   });
 
   it('when the missing account arrives and failures are retried, then the waiting invoice is synced and its failure resolved', async () => {
-    await firstDropSynced();
     dropCsv(env.dropDir, 'invoices-early.csv', INVOICE_HEADER, [
       'INV-23,C-404,F-23,2026-02-01,2026-03-01,10.00,0.00,,,,,,,',
     ]);
