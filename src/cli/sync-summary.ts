@@ -26,6 +26,11 @@ export interface JsonSummary {
    * changed after it was claimed and put back to be read again): per unit, as the text report says it.
    */
   warnings?: Array<{ sourceId: string; unit: string; warning: string }>;
+  /**
+   * Present when a user cancelled a pass (the dashboard's Cancel): per source, who. The pass stopped
+   * before a batch; what it had done is in the counts, the rest waits for the next pass.
+   */
+  cancelled?: Array<{ sourceId: string; by: string }>;
   /** Files that could not be read at all (their format, a required column missing): moved to rejected/. */
   rejectedFiles: Array<{ sourceId: string; file: string; reason: string }>;
   /** Files of a drop folder whose names match no kind (`files:`): left where they are. */
@@ -80,6 +85,9 @@ export function jsonSummary(
       : [],
   );
   const warnings = summaries.flatMap((s) => s.warnings.map((w) => ({ sourceId: s.sourceId, ...w })));
+  const cancelled = summaries.flatMap((s) =>
+    s.cancelled === undefined ? [] : [{ sourceId: s.sourceId, by: s.cancelled }],
+  );
   const rejectedFiles = summaries.flatMap((s) =>
     s.abandoned.map((a) => ({ sourceId: s.sourceId, file: a.unit, reason: a.reason })),
   );
@@ -93,6 +101,7 @@ export function jsonSummary(
     ...(snapshots.length > 0 ? { snapshots } : {}),
     ...(waiting.length > 0 ? { waiting } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
+    ...(cancelled.length > 0 ? { cancelled } : {}),
     rejectedFiles,
     ignoredFiles: summaries.flatMap((s) => s.ignored ?? []),
     skippedRows: summaries.reduce((n, s) => n + (s.skippedRows ?? 0), 0),
@@ -126,6 +135,10 @@ export function textSummary(
   lines.push(
     `API requests ${json.apiRequests} (429 received: ${json.rateLimited}) in ${(json.durationMs / 1000).toFixed(1)} s`,
   );
+  for (const c of json.cancelled ?? [])
+    lines.push(
+      `${c.sourceId}: cancelled by ${c.by} before a batch: what it had done is counted above, the rest waits for the next pass`,
+    );
   lines.push(...skippedFileLines(summaries));
   if (json.skippedRows > 0)
     lines.push(

@@ -79,3 +79,24 @@ describe("the --json summary of units' warnings", () => {
     expect(jsonSummary([summary({})], { requests: 0, rateLimited: 0 }, 1)).not.toHaveProperty('warnings');
   });
 });
+
+describe('the pass summary of a cancelled pass', () => {
+  it('when a user cancelled a pass, then the text report says by whom and that the rest waits, and --json lists it', () => {
+    const summaries = [
+      summary({
+        counts: { accounts: { ...zero, created: 500 }, invoices: zero, creditNotes: zero },
+        cancelled: 'ada',
+      }),
+      summary({ sourceId: 'billing-db' }),
+    ];
+    const json = jsonSummary(summaries, { requests: 500, rateLimited: 0 }, 9_000);
+    expect(json.cancelled).toEqual([{ sourceId: 'erp-csv', by: 'ada' }]);
+    const text = textSummary(summaries, json, false);
+    expect(text).toContain('accounts      created 500, updated 0, unchanged 0, failed 0');
+    expect(text).toContain(
+      'erp-csv: cancelled by ada before a batch: what it had done is counted above, the rest waits for the next pass',
+    );
+    expect(text).not.toContain('billing-db: cancelled');
+    expect(jsonSummary([summary({})], { requests: 0, rateLimited: 0 }, 1)).not.toHaveProperty('cancelled');
+  });
+});
