@@ -1,6 +1,7 @@
+import { STREAM_ORDER, type Stream, streamNoun } from '../domain/records.js';
 import { printable } from '../logging/printable-text.js';
 import { PLAIN, type TerminalStyle } from '../logging/terminal-style.js';
-import type { KindCounts, SummaryKey } from '../sync/outcome.js';
+import type { KindCounts } from '../sync/outcome.js';
 import type { SourceSummary } from '../sync/run-sync.js';
 
 /** The contract's `--json` summary (the last stdout line). */
@@ -53,14 +54,14 @@ export interface JsonSnapshot {
   sample: string[];
 }
 
-const KEYS: readonly SummaryKey[] = ['accounts', 'invoices', 'creditNotes'];
+const KEYS: readonly Stream[] = STREAM_ORDER;
 
 export function jsonSummary(
   summaries: readonly SourceSummary[],
   api: { requests: number; rateLimited: number },
   durationMs: number,
 ): JsonSummary {
-  const total = (key: SummaryKey): KindCounts => {
+  const total = (key: Stream): KindCounts => {
     const sum: KindCounts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
     for (const s of summaries)
       for (const k of Object.keys(sum) as Array<keyof KindCounts>) sum[k] += s.counts[key][k];
@@ -124,13 +125,12 @@ export function textSummary(
   style: TerminalStyle = PLAIN,
 ): string {
   const lines: string[] = [];
-  const label = { accounts: 'accounts', invoices: 'invoices', creditNotes: 'credit notes' } as const;
   const verb = dryRun ? 'would be ' : '';
   // Counts only: no data in these lines, so their colours need no escaping.
   const counts = KEYS.map((key) => {
     const c = json[key];
     const failed = c.failed > 0 ? style.tone('error', `failed ${c.failed}`) : `failed ${c.failed}`;
-    return `${label[key].padEnd(13)} ${verb}created ${c.created}, ${verb}updated ${c.updated}, unchanged ${c.unchanged}, ${failed}`;
+    return `${streamNoun(key).padEnd(13)} ${verb}created ${c.created}, ${verb}updated ${c.updated}, unchanged ${c.unchanged}, ${failed}`;
   });
   lines.push(
     `API requests ${json.apiRequests} (429 received: ${json.rateLimited}) in ${(json.durationMs / 1000).toFixed(1)} s`,

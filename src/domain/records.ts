@@ -37,6 +37,19 @@ export const KIND_OF_STREAM: Readonly<Record<Stream, RecordKind>> = {
   creditNotes: 'creditNote',
 };
 
+/** What a kind is called in words: one record, several. */
+export const KIND_NOUNS: Readonly<Record<RecordKind, readonly [string, string]>> = {
+  account: ['account', 'accounts'],
+  invoice: ['invoice', 'invoices'],
+  creditNote: ['credit note', 'credit notes'],
+};
+
+/** A kind in words, for `n` records (default one): `credit note`, `credit notes`. */
+export const kindNoun = (kind: RecordKind, n = 1): string => KIND_NOUNS[kind][n === 1 ? 0 : 1];
+
+/** A stream in words, for `n` records (default several): `credit notes`, `credit note`. */
+export const streamNoun = (stream: Stream, n = 2): string => kindNoun(KIND_OF_STREAM[stream], n);
+
 /** Streams in the order a pass handles them: accounts before the documents that need them. */
 export const STREAM_ORDER: readonly Stream[] = ['accounts', 'invoices', 'creditNotes'];
 

@@ -1,4 +1,4 @@
-import type { RecordKind } from '../domain/records.js';
+import { kindNoun, type RecordKind } from '../domain/records.js';
 import type { DriftItem } from './types.js';
 
 /** What `reconcile --repair` does about each drifted record (docs/reconcile.md, "Repair"). */
@@ -74,14 +74,8 @@ export function planRepairs(props: PlanRepairsProps): RepairPlan {
   return plan;
 }
 
-const KIND_WORDS: Record<RecordKind, string> = {
-  account: 'account',
-  invoice: 'invoice',
-  creditNote: 'credit note',
-};
-
 /** `invoice INV-7 (api 1234…)`: how a report names a drifted record. */
 export function describe(item: DriftItem): string {
   const id = item.foundId ?? item.apiId;
-  return `${item.category} ${KIND_WORDS[item.kind]} ${item.sourceKey}${id ? ` (${id})` : ''}`;
+  return `${item.category} ${kindNoun(item.kind)} ${item.sourceKey}${id ? ` (${id})` : ''}`;
 }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { compareDecimal } from '../domain/decimal.js';
 import { errorKindOf } from '../domain/errors.js';
-import type { RecordOrigin } from '../domain/records.js';
+import { kindNoun, type RecordOrigin } from '../domain/records.js';
 import type { MappedRecord } from '../domain/sync-state.js';
 import { contentHash } from '../mapping/content-hash.js';
 import {
@@ -167,7 +167,7 @@ async function update(
   if (synced.frozen !== undefined && synced.frozen !== immutableHash(record)) {
     throw fail(
       'update',
-      `${record.kind === 'invoice' ? 'invoice' : 'credit note'} ${record.number}: number, dates, amounts, address and file are frozen at creation; only paidAmount and dueDate can change`,
+      `${kindNoun(record.kind)} ${record.number}: number, dates, amounts, address and file are frozen at creation; only paidAmount and dueDate can change`,
     );
   }
   if (ctx.dryRun) return plan(ctx, record, 'patch', 'updated');

@@ -1,5 +1,4 @@
 import { AppError, errorCodeOf, isRetryable, messageOf } from '../domain/errors.js';
-import type { RecordKind } from '../domain/records.js';
 
 export type Outcome = 'created' | 'updated' | 'unchanged' | 'failed';
 
@@ -11,13 +10,6 @@ export interface KindCounts {
 }
 
 export const emptyCounts = (): KindCounts => ({ created: 0, updated: 0, unchanged: 0, failed: 0 });
-
-export type SummaryKey = 'accounts' | 'invoices' | 'creditNotes';
-export const SUMMARY_KEY: Readonly<Record<RecordKind, SummaryKey>> = {
-  account: 'accounts',
-  invoice: 'invoices',
-  creditNote: 'creditNotes',
-};
 
 /** Why a record failed, ready to be stored and shown. */
 export interface FailureReason {

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
-import type { RecordKind, Stream } from '../domain/records.js';
+import { type RecordKind, STREAM_OF, type Stream } from '../domain/records.js';
 import type { DownstreamFailure } from '../sources/source.js';
 import type { FingerprintSnapshots } from './fingerprint-snapshot.js';
 import type { LookupSwitch } from './lookup-switch.js';
-import { emptyCounts, type KindCounts, type Outcome, SUMMARY_KEY, type SummaryKey } from './outcome.js';
+import { emptyCounts, type KindCounts, type Outcome } from './outcome.js';
 import type { SyncApi, SyncState } from './ports.js';
 import type { LinkedAccounts } from './remote-lookup.js';
 import type { TouchedRecords } from './touched-records.js';
@@ -90,7 +90,7 @@ export const LISTED_FAILURES = 1_000;
  * the unit being processed (handed to the source for its report), and progress events.
  */
 export class PassReport {
-  readonly counts: Record<SummaryKey, KindCounts> = {
+  readonly counts: Record<Stream, KindCounts> = {
     accounts: emptyCounts(),
     invoices: emptyCounts(),
     creditNotes: emptyCounts(),
@@ -133,7 +133,7 @@ export class PassReport {
   }
 
   count(kind: RecordKind, outcome: Outcome): void {
-    this.counts[SUMMARY_KEY[kind]][outcome]++;
+    this.counts[STREAM_OF[kind]][outcome]++;
     this.progress({ type: 'outcome', kind, outcome });
   }
 

@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { errorCodeOf, errorKindOf, messageOf } from '../domain/errors.js';
+import type { Stream } from '../domain/records.js';
 import { PassLog, withPassLog } from '../logging/pass-log.js';
 import type { DownstreamFailure, RefusedUnit, Source, SourceUnit } from '../sources/source.js';
 import { FingerprintSnapshots, type SnapshotPolicy } from './fingerprint-snapshot.js';
 import { LookupSwitch } from './lookup-switch.js';
-import type { KindCounts, SummaryKey } from './outcome.js';
+import type { KindCounts } from './outcome.js';
 import { processBatch, readAhead } from './pass-batches.js';
 import { PassCancelledError } from './pass-cancelled.js';
 import { PassReport, type PassScope, type PlannedOperation, type ProgressEvent } from './pass-scope.js';
@@ -48,7 +49,7 @@ export type PassFence = (runId: string) => Promise<void>;
 export interface SourceSummary {
   sourceId: string;
   runId: string | null;
-  counts: Record<SummaryKey, KindCounts>;
+  counts: Record<Stream, KindCounts>;
   plan: PlannedOperation[];
   /**
    * The records that failed in this pass, with where they came from and why: the first

@@ -1,9 +1,17 @@
 import { messageOf } from '../domain/errors.js';
-import type { AccountRecord, RecordKind, RecordOrigin, Stream } from '../domain/records.js';
+import {
+  type AccountRecord,
+  KIND_OF_STREAM,
+  type RecordKind,
+  type RecordOrigin,
+  STREAM_OF,
+  type Stream,
+  streamNoun,
+} from '../domain/records.js';
 import type { SourceUnit, UnitSnapshot } from '../sources/source.js';
 import { syncAccounts } from './account-sync.js';
 import { recordFailure } from './failure-recorder.js';
-import { fail, SUMMARY_KEY } from './outcome.js';
+import { fail } from './outcome.js';
 import type { PassIdentity, PassPorts, PassScope } from './pass-scope.js';
 import type { TagResolver } from './tag-resolver.js';
 
@@ -46,12 +54,6 @@ const PAGE = 1_000;
 const CHUNK = 500;
 const SAMPLE = 10;
 
-const KIND_OF: Readonly<Record<Stream, RecordKind>> = {
-  accounts: 'account',
-  invoices: 'invoice',
-  creditNotes: 'creditNote',
-};
-
 /**
  * Applies the deletions of a snapshot unit whose batches were drained, before it is completed.
  * Returns null when nothing is absent. A fault (API, state DB) releases the unit untouched and is
@@ -83,7 +85,7 @@ async function applySnapshot(
   snapshot: UnitSnapshot,
 ): Promise<SnapshotOutcome | null> {
   const { stream } = unit;
-  const kind = KIND_OF[stream];
+  const kind = KIND_OF_STREAM[stream];
   const store = ctx.state.recordMap;
   const base = {
     unit: unit.name,
@@ -177,7 +179,7 @@ async function deleteAccounts(
   snapshot: UnitSnapshot,
   keys: readonly string[],
 ): Promise<{ applied: number; failed: number }> {
-  const counts = ctx.report.counts[SUMMARY_KEY.account];
+  const counts = ctx.report.counts[STREAM_OF.account];
   const before = { updated: counts.updated, failed: counts.failed };
   const origin: RecordOrigin = { file: unit.name };
   for (let at = 0; at < keys.length; at += CHUNK) {
@@ -237,12 +239,7 @@ const emptyAccount = (sourceId: string): AccountRecord => ({
   updatedAt: null,
 });
 
-const NOUNS: Readonly<Record<Stream, [string, string]>> = {
-  accounts: ['account', 'accounts'],
-  invoices: ['invoice', 'invoices'],
-  creditNotes: ['credit note', 'credit notes'],
-};
-const label = (stream: Stream, n = 2): string => NOUNS[stream][n === 1 ? 0 : 1];
+const label = streamNoun;
 const verb = (onDelete: UnitSnapshot['onDelete']): string =>
   onDelete === 'tag' ? 'tagged' : onDelete === 'unlink' ? 'unlinked' : 'deleted';
 const percent = (ratio: number): string => `${Math.round(ratio * 1000) / 10} %`;

@@ -1,3 +1,4 @@
+import { kindNoun, RECORD_KINDS } from '../../domain/records.js';
 import { type HtmlValue, html, type SafeHtml } from './html.js';
 
 /** `2026-01-15 10:00:03 UTC`: one unambiguous format, whatever the browser's locale. */
@@ -35,11 +36,10 @@ export function prettyJson(value: unknown, max = 20_000): string {
   return text.length > max ? `${text.slice(0, max)}\n… (${text.length - max} more characters)` : text;
 }
 
-export const KIND_LABEL: Readonly<Record<string, string>> = {
-  account: 'account',
-  invoice: 'invoice',
-  creditNote: 'credit note',
-};
+/** A kind in words (`credit note`), by the name a row stores. */
+export const KIND_LABEL: Readonly<Record<string, string>> = Object.fromEntries(
+  RECORD_KINDS.map((kind) => [kind, kindNoun(kind)]),
+);
 
 /**
  * A run's status; a `running` run whose process is gone reads `stale` (a later pass of its source,

@@ -1,4 +1,5 @@
 import type { RecordKind } from '../../domain/records.js';
+import { STREAM_OF, STREAM_ORDER, streamNoun } from '../../domain/records.js';
 import type { FailureHistoryRow } from '../../state/failure-queries.js';
 import type { RunLogLine } from '../../state/run-logs.js';
 import type { RunRecordRow } from '../../state/run-records.js';
@@ -31,11 +32,7 @@ export interface RunPageProps {
 /** How recent a finished run's missing log is "not written yet" rather than pruned. */
 const LOG_LAG_MS = 2 * 60_000;
 
-const STREAMS = [
-  ['accounts', 'accounts'],
-  ['invoices', 'invoices'],
-  ['creditNotes', 'credit notes'],
-] as const;
+const STREAMS = STREAM_ORDER.map((stream) => [stream, streamNoun(stream)] as const);
 
 /** `/runs/:id`: how a run went, the records it touched, its failures and its log. */
 export function runPage(p: RunPageProps): SafeHtml {
@@ -113,7 +110,7 @@ function emptyLogWhy(run: RunView, now: Date): string {
 }
 
 function countsFromTouched(touched: NonNullable<RunPageProps['touched']>): RunView['counts'] {
-  const stream = { account: 'accounts', invoice: 'invoices', creditNote: 'creditNotes' } as const;
+  const stream = STREAM_OF;
   const counts: RunView['counts'] = {
     accounts: { created: 0, updated: 0, unchanged: 0, failed: 0 },
     invoices: { created: 0, updated: 0, unchanged: 0, failed: 0 },

@@ -1,3 +1,4 @@
+import { kindNoun } from '../../domain/records.js';
 import type { SourceProfiles } from '../source-profile.js';
 import type { DashboardStatus, FailureView, KindCounts, QueueView, RunView, SourceView } from '../status.js';
 import { groupedSources } from './connection-groups.js';
@@ -79,7 +80,7 @@ function sourceCard(source: SourceView, props: SyncPageProps): SafeHtml {
         : html`<span class="muted">never synced</span>`
     }</dd>
     <dt>Synced records</dt>
-    <dd><span data-field="records-account">${source.records.account}</span> ${plural(source.records.account, 'account')} · <span data-field="records-invoice">${source.records.invoice}</span> ${plural(source.records.invoice, 'invoice')} · <span data-field="records-creditNote">${source.records.creditNote}</span> ${plural(source.records.creditNote, 'credit note')}</dd>
+    <dd><span data-field="records-account">${source.records.account}</span> ${kindNoun('account', source.records.account)} · <span data-field="records-invoice">${source.records.invoice}</span> ${kindNoun('invoice', source.records.invoice)} · <span data-field="records-creditNote">${source.records.creditNote}</span> ${kindNoun('creditNote', source.records.creditNote)}</dd>
     ${reconcileFact(source, props.now)}
     <dt>Open failures</dt>
     <dd>${source.openFailures > 0 ? html`<a href="#failures" class="bad" data-field="open-failures">${source.openFailures}</a>` : html`<span data-field="open-failures">0</span>`}</dd>
@@ -159,8 +160,6 @@ function runsTable(runs: readonly RunView[], now: Date): SafeHtml {
       html`<tr data-run="${r.id}" title="${perKind(r)}"><td><a href="/runs/${r.id}">${r.id}</a></td><td><a href="/sources/${encodeURIComponent(r.sourceId)}">${r.sourceId}</a></td><td>${r.trigger}${r.dryRun ? ' (dry run)' : ''}</td><td>${runBadge(r)}</td><td>${when(r.startedAt, now)}</td><td>${duration(r.durationMs)}</td>${cell(r.totals.created, 'created')}${cell(r.totals.updated, 'updated')}${cell(r.totals.unchanged, 'unchanged')}${cell(r.totals.failed, 'failed')}<td class="error">${r.error ?? ''}${rejectedFilesNote(r)}</td></tr>`,
   )}</tbody></table>`;
 }
-
-const plural = (n: number, noun: string) => (n === 1 ? noun : `${noun}s`);
 
 const cell = (n: number, field: string): SafeHtml =>
   html`<td class="num${field === 'failed' && n > 0 ? ' bad' : ''}" data-field="${field}">${n}</td>`;

@@ -1,4 +1,5 @@
 import type { SourceConfig } from '../../config/schema.js';
+import { STREAM_ORDER, streamNoun } from '../../domain/records.js';
 import type { UploadPreview, UploadView } from '../drop-uploads.js';
 import { KIND_LABEL, when } from './format.js';
 import { html, type SafeHtml } from './html.js';
@@ -9,11 +10,9 @@ export const uploadPagePath = (sourceId: string): string => `/sources/${encodeUR
 export const uploadPath = (sourceId: string, id: string): string =>
   `/sources/${encodeURIComponent(sourceId)}/uploads/${id}`;
 
-const STREAM_LABEL: Readonly<Record<string, string>> = {
-  accounts: 'accounts',
-  invoices: 'invoices',
-  creditNotes: 'credit notes',
-};
+const STREAM_LABEL: Readonly<Record<string, string>> = Object.fromEntries(
+  STREAM_ORDER.map((stream) => [stream, streamNoun(stream)]),
+);
 
 /** `2.4 MB`, `812 KB`, `96 bytes`. */
 export function sizeText(bytes: number): string {
