@@ -116,6 +116,7 @@ export class ApiTargets {
       limiter,
       logger: log,
       timeoutMs: connection.api.timeoutSeconds * 1000,
+      retry: { maxAttempts: connection.api.retryAttempts },
       concurrency: connection.api.concurrency,
       compat: connection.api.compat,
       onRetry: this.#props.onRetry,

@@ -65,6 +65,7 @@ function fromEntry(
       baseUrl: entry.baseUrl,
       organizationId: entry.organizationId ?? null,
       timeoutSeconds: entry.timeoutSeconds ?? config.api.timeoutSeconds,
+      retryAttempts: entry.retryAttempts ?? config.api.retryAttempts,
       concurrency: entry.concurrency ?? config.api.concurrency,
       compat: entry.compat ?? config.api.compat,
     },

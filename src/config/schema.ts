@@ -198,6 +198,7 @@ const connectionSchema = z.strictObject({
     })
     .optional(),
   timeoutSeconds: z.number().positive().optional(),
+  retryAttempts: z.number().int().min(1).max(20).optional(),
   concurrency: z.number().int().min(1).max(64).optional(),
   compat: compatSchema.optional(),
 });
@@ -207,6 +208,12 @@ export const configSchema = z.strictObject({
     baseUrl: url.nullable().default(null),
     organizationId: z.uuid().nullable().default(null),
     timeoutSeconds: z.number().positive().default(30),
+    /**
+     * How many times a request is tried before the pass stops on it (the first try included): a
+     * network error, a timeout, a 408, 409, 429 or 5xx is tried again with the same Idempotency-Key,
+     * after 0.2, 0.4, 0.8 … s (jittered, at most 30 s; a Retry-After wins). 8: about 25 s of trying.
+     */
+    retryAttempts: z.number().int().min(1).max(20).default(8),
     concurrency: z.number().int().min(1).max(64).default(8),
     /** The server's choices where the spec says "not shown" (docs/compatibility.md). */
     compat: compatSchema.prefault({}),

@@ -63,7 +63,8 @@ describe('sync --once with connections: one API down', () => {
         `state: { dataDir: ${join(dir, 'data')} }`,
         'connections:',
         // No organization named: the start does not wait for this connection to tell its own.
-        `  - { id: down-api, baseUrl: ${deadUrl}, accessTokenEnv: DOWN_API_TOKEN, timeoutSeconds: 2 }`,
+        // Three tries of a request (the default 8 take about 25 s), for this connection only.
+        `  - { id: down-api, baseUrl: ${deadUrl}, accessTokenEnv: DOWN_API_TOKEN, timeoutSeconds: 2, retryAttempts: 3 }`,
         'sources:',
         `  - { id: stranded, type: csv, dropDir: ${join(dir, 'stranded')}, stableSeconds: 0, connection: down-api }`,
         `  - { id: healthy, type: csv, dropDir: ${join(dir, 'healthy')}, stableSeconds: 0 }`,

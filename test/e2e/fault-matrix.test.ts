@@ -76,15 +76,24 @@ describe('the fault matrix of sync --once', () => {
   });
   afterEach(() => sandbox.close());
 
-  const fresh = async () => {
-    const env = syncEnv(sandbox, 'postgres');
+  /**
+   * A pass of the test's own: its own state schema and drop folder. `retryAttempts`: the client's
+   * tries of a request (default 8, about 25 s against an unreachable API); fewer where the test is
+   * about what follows the budget, not its length.
+   */
+  const fresh = async (retryAttempts?: number) => {
+    const env = syncEnv(
+      sandbox,
+      'postgres',
+      retryAttempts ? `api:\n  retryAttempts: ${retryAttempts}\n` : '',
+    );
     env.env.DATABASE_URL = `${TEST_DATABASE_URL}?application_name=${env.env.DATABASE_SCHEMA}`;
     dropAccountsAndInvoices(env.dropDir, ACCOUNTS, INVOICES);
     return env;
   };
 
   it('when the API is unreachable, then exit 1 names it, the files stay in the drop folder, and the next pass heals', async () => {
-    const env = await fresh();
+    const env = await fresh(3);
     try {
       const down = await runCli(['--config', env.configFile, 'sync', '--once'], {
         env: { ...env.env, RECEIVABLES_BASE_URL: 'http://127.0.0.1:9' },
@@ -146,7 +155,7 @@ describe('the fault matrix of sync --once', () => {
   });
 
   it('when the API fails with 5xx beyond the retry budget in the middle of a pass, then the pass stops, the run says why, nothing is rejected', async () => {
-    const env = await fresh();
+    const env = await fresh(3);
     try {
       await sandbox.admin('PUT', '/faults', { latencyMs: 20 });
       // Some accounts are written, then every request fails.

@@ -34,6 +34,7 @@ describe('connections: configuration', () => {
     const only = connections.get(DEFAULT_CONNECTION)!;
     expect(only.api.baseUrl).toBe('https://api.example.com');
     expect(only.api.organizationId).toBe(ORG);
+    expect(only.api.retryAttempts).toBe(8);
     expect(only.secrets.refreshToken).toBe('rt-default');
     expect(connectionIdOf(loaded.config.sources[0]!)).toBe(DEFAULT_CONNECTION);
     // Where the credentials of the default connection always were.
@@ -43,11 +44,11 @@ describe('connections: configuration', () => {
   it('when a connection names its credential variables, then they are read from the environment, and what it leaves out comes from api: and auth:', () => {
     const loaded = load(
       [
-        'api: { timeoutSeconds: 12, concurrency: 3 }',
+        'api: { timeoutSeconds: 12, retryAttempts: 4, concurrency: 3 }',
         'auth: { clientId: shared-client }',
         'connections:',
         `  - { id: acme, baseUrl: https://acme.example.com, refreshTokenEnv: ACME_RT, organizationId: ${ORG} }`,
-        '  - { id: beta, baseUrl: https://beta.example.com, accessTokenEnv: BETA_AT, clientIdEnv: BETA_CLIENT, concurrency: 5 }',
+        '  - { id: beta, baseUrl: https://beta.example.com, accessTokenEnv: BETA_AT, clientIdEnv: BETA_CLIENT, concurrency: 5, retryAttempts: 2 }',
         'sources:',
         '  - { id: a, type: csv, dropDir: a, connection: acme }',
         `  - { id: b, type: csv, dropDir: b, connection: beta, organizationId: ${OTHER_ORG}, weight: 3 }`,
@@ -66,12 +67,13 @@ describe('connections: configuration', () => {
       baseUrl: 'https://acme.example.com',
       organizationId: ORG,
       timeoutSeconds: 12,
+      retryAttempts: 4,
       concurrency: 3,
     });
     expect(acme.auth.clientId).toBe('shared-client');
     expect(acme.secrets).toMatchObject({ refreshToken: 'rt-acme', accessToken: undefined });
     const beta = connections.get('beta')!;
-    expect(beta.api.concurrency).toBe(5);
+    expect(beta.api).toMatchObject({ concurrency: 5, retryAttempts: 2 });
     expect(beta.auth.clientId).toBe('beta-client');
     expect(beta.secrets).toMatchObject({ accessToken: 'at-beta', refreshToken: undefined });
     // The default connection's secrets never leak into another connection's view.
