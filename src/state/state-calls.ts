@@ -62,29 +62,30 @@ export class StateCalls {
   }
 
   /** Runs an idempotent statement, again on a new connection when its connection was lost. */
-  async retried<T>(name: string, statement: () => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await statement();
-      } catch (error) {
-        const delay = this.#delaysMs[attempt];
-        if (delay === undefined || !isConnectionLoss(error)) throw this.#restated(name, error);
-        await this.#sleep(delay);
-      }
-    }
+  retried<T>(name: string, statement: () => Promise<T>): Promise<T> {
+    return this.#run(name, statement, isConnectionLoss);
   }
 
   /**
    * Runs a statement that must not run twice: again (after the same waits) only when its failure
    * shows it did not take effect.
    */
-  async once<T>(name: string, statement: () => Promise<T>): Promise<T> {
+  once<T>(name: string, statement: () => Promise<T>): Promise<T> {
+    return this.#run(name, statement, statementDidNotRun);
+  }
+
+  /** The statement, again after each of the waits while `mayRunAgain` says its failure allows it. */
+  async #run<T>(
+    name: string,
+    statement: () => Promise<T>,
+    mayRunAgain: (error: unknown) => boolean,
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await statement();
       } catch (error) {
         const delay = this.#delaysMs[attempt];
-        if (delay === undefined || !statementDidNotRun(error)) throw this.#restated(name, error);
+        if (delay === undefined || !mayRunAgain(error)) throw this.#restated(name, error);
         await this.#sleep(delay);
       }
     }
