@@ -1,14 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSyncRuntime, syncServiceOf } from '../../src/app/runtime.js';
-import { type RunningWorkerDaemon, startWorker } from '../../src/app/worker.js';
-import { createLogger } from '../../src/logging/logger.js';
-import { launchChromium, signIn } from '../support/browser.js';
-import { dashboardWorkerConfig } from '../support/dashboard-env.js';
+import { signIn } from '../support/browser.js';
+import { type BrowserDashboard, startBrowserDashboard } from '../support/dashboard-env.js';
 import {
   ACCOUNT_HEADER,
   accountRow,
@@ -17,8 +13,7 @@ import {
   invoiceRow,
   range,
 } from '../support/drop-data.js';
-import { dropSchema, uniqueSchema } from '../support/postgres.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import type { TestSandbox } from '../support/sandbox.js';
 
 const USER = 'ops';
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -31,61 +26,32 @@ const basicAuth = (password: string) => `Basic ${Buffer.from(`${USER}:${password
  * driven through Debian's Chromium by playwright-core.
  */
 describe('the dashboard in a browser', () => {
-  const logger = createLogger({ level: 'warn' });
-  const schema = uniqueSchema('dash_e2e');
-  let dir: string;
   let dropDir: string;
   let sandbox: TestSandbox;
-  let daemon: RunningWorkerDaemon;
   let url: string;
   let browser: Browser;
+  let dashboard: BrowserDashboard;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rs-dash-'));
-    dropDir = join(dir, 'drop');
-    sandbox = await startTestSandbox();
-    const loaded = await dashboardWorkerConfig({
-      dir,
-      dropDir,
-      schema,
-      sandbox,
+    dashboard = await startBrowserDashboard({
+      name: 'dash-e2e',
       user: USER,
       password: PASSWORD,
+      // A first pass (as `sync --once`): 3 accounts, 2 invoices, one naming an account that does not exist.
+      firstDrop: (drop) => {
+        dropCsv(
+          drop,
+          'accounts.csv',
+          ACCOUNT_HEADER,
+          range(1, 3).map((i) => accountRow(i)),
+        );
+        dropCsv(drop, 'invoices.csv', INVOICE_HEADER, [invoiceRow(1, 1), invoiceRow(2, 404)]);
+      },
     });
-
-    // A first pass (as `sync --once`): 3 accounts, 2 invoices, one naming an account that does not exist.
-    dropCsv(
-      dropDir,
-      'accounts.csv',
-      ACCOUNT_HEADER,
-      range(1, 3).map((i) => accountRow(i)),
-    );
-    dropCsv(dropDir, 'invoices.csv', INVOICE_HEADER, [invoiceRow(1, 1), invoiceRow(2, 404)]);
-    const once = await openSyncRuntime(loaded, logger);
-    try {
-      await syncServiceOf(once, loaded.config.sources).syncSource('erp-csv', { trigger: 'once' });
-    } finally {
-      await once.close();
-    }
-
-    // The daemon as `worker` starts it (the same wiring), on a queue prefix of its own (in the
-    // configuration: the dashboard reads the workers' token budgets under queue.prefix).
-    loaded.config.queue.prefix = `test-dash-e2e-${randomBytes(4).toString('hex')}`;
-    daemon = await startWorker(loaded, { logger, settings: { attempts: 1 } });
-    url = daemon.dashboard!.url;
-    browser = await launchChromium();
+    ({ dropDir, sandbox, url, browser } = dashboard);
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    if (daemon) {
-      await daemon.queues.queue.obliterate({ force: true });
-      await daemon.close();
-    }
-    await sandbox?.close();
-    await dropSchema(schema);
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => dashboard?.close());
 
   it('when a user signs in, presses Re-sync after a new drop, then the run finishes and the counts change on the page', async () => {
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });

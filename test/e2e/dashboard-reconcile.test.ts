@@ -1,14 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSyncRuntime, syncServiceOf } from '../../src/app/runtime.js';
-import { type RunningWorkerDaemon, startWorker } from '../../src/app/worker.js';
-import { createLogger } from '../../src/logging/logger.js';
-import { launchChromium, signIn } from '../support/browser.js';
-import { dashboardWorkerConfig } from '../support/dashboard-env.js';
+import { signIn } from '../support/browser.js';
+import { type BrowserDashboard, startBrowserDashboard } from '../support/dashboard-env.js';
 import {
   ACCOUNT_HEADER,
   accountRow,
@@ -17,8 +13,7 @@ import {
   invoiceRow,
   range,
 } from '../support/drop-data.js';
-import { dropSchema, uniqueSchema } from '../support/postgres.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import type { TestSandbox } from '../support/sandbox.js';
 
 const USER = 'ops';
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -32,57 +27,30 @@ const basicAuth = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')
  * account, `/metrics` has the gauge; "Reconcile and repair" re-creates it.
  */
 describe('reconciliation on the dashboard, in a browser', () => {
-  const logger = createLogger({ level: 'warn' });
-  const schema = uniqueSchema('reconcile_e2e');
-  let dir: string;
   let sandbox: TestSandbox;
-  let daemon: RunningWorkerDaemon;
   let url: string;
   let browser: Browser;
+  let dashboard: BrowserDashboard;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rs-reconcile-dash-'));
-    const dropDir = join(dir, 'drop');
-    sandbox = await startTestSandbox();
-    const loaded = await dashboardWorkerConfig({
-      dir,
-      dropDir,
-      schema,
-      sandbox,
+    dashboard = await startBrowserDashboard({
+      name: 'reconcile-e2e',
       user: USER,
       password: PASSWORD,
+      firstDrop: (drop) => {
+        dropCsv(
+          drop,
+          'accounts.csv',
+          ACCOUNT_HEADER,
+          range(1, 3).map((i) => accountRow(i)),
+        );
+        dropCsv(drop, 'invoices.csv', INVOICE_HEADER, [invoiceRow(1, 1)]);
+      },
     });
-    dropCsv(
-      dropDir,
-      'accounts.csv',
-      ACCOUNT_HEADER,
-      range(1, 3).map((i) => accountRow(i)),
-    );
-    dropCsv(dropDir, 'invoices.csv', INVOICE_HEADER, [invoiceRow(1, 1)]);
-    const once = await openSyncRuntime(loaded, logger);
-    try {
-      await syncServiceOf(once, loaded.config.sources).syncSource('erp-csv', { trigger: 'once' });
-    } finally {
-      await once.close();
-    }
-    daemon = await startWorker(loaded, {
-      logger,
-      settings: { prefix: `test-reconcile-e2e-${randomBytes(4).toString('hex')}`, attempts: 1 },
-    });
-    url = daemon.dashboard!.url;
-    browser = await launchChromium();
+    ({ sandbox, url, browser } = dashboard);
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    if (daemon) {
-      await daemon.queues.queue.obliterate({ force: true });
-      await daemon.close();
-    }
-    await sandbox?.close();
-    await dropSchema(schema);
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => dashboard?.close());
 
   const metricsText = async () =>
     (await fetch(`${url}/metrics`, { headers: { authorization: basicAuth } })).text();

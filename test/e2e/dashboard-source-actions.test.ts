@@ -1,16 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningWorkerDaemon, startWorker } from '../../src/app/worker.js';
-import { createLogger } from '../../src/logging/logger.js';
-import { launchChromium, signIn } from '../support/browser.js';
-import { dashboardWorkerConfig } from '../support/dashboard-env.js';
+import { signIn } from '../support/browser.js';
+import { type BrowserDashboard, startBrowserDashboard } from '../support/dashboard-env.js';
 import { ACCOUNT_HEADER, accountRow, dropCsv, range } from '../support/drop-data.js';
-import { dropSchema, uniqueSchema } from '../support/postgres.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import type { TestSandbox } from '../support/sandbox.js';
 
 const USER = 'ops';
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -27,38 +23,22 @@ const SCREENSHOTS =
  * goes back to the drop folder, and the next pass syncs what was left without a duplicate.
  */
 describe("a source's page in a browser: actions and cancel", () => {
-  const logger = createLogger({ level: 'warn' });
-  const schema = uniqueSchema('dash_cancel');
-  let dir: string;
   let dropDir: string;
   let sandbox: TestSandbox;
-  let daemon: RunningWorkerDaemon;
   let url: string;
-  let browser: Browser;
+  let dashboard: BrowserDashboard;
   let context: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rs-dash-cancel-'));
-    dropDir = join(dir, 'drop');
-    mkdirSync(dropDir, { recursive: true });
-    sandbox = await startTestSandbox({
-      rateLimit: { quota: 100_000, windowSeconds: 60 },
-      faults: { latencyMs: 30 },
-    });
-    const loaded = await dashboardWorkerConfig({
-      dir,
-      dropDir,
-      schema,
-      sandbox,
+    dashboard = await startBrowserDashboard({
+      name: 'dash-cancel',
       user: USER,
       password: PASSWORD,
+      sandbox: { rateLimit: { quota: 100_000, windowSeconds: 60 }, faults: { latencyMs: 30 } },
     });
-    loaded.config.queue.prefix = `test-dash-cancel-${randomBytes(4).toString('hex')}`;
-    daemon = await startWorker(loaded, { logger, settings: { attempts: 1 } });
-    url = daemon.dashboard!.url;
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    ({ dropDir, sandbox, url } = dashboard);
+    context = await dashboard.browser.newContext({ viewport: { width: 1400, height: 1000 } });
     page = await context.newPage();
     // The actions that change much ask first (data-confirm): the user says yes.
     page.on('dialog', (dialog) => void dialog.accept());
@@ -67,14 +47,7 @@ describe("a source's page in a browser: actions and cancel", () => {
 
   afterAll(async () => {
     await context?.close();
-    await browser?.close();
-    if (daemon) {
-      await daemon.queues.queue.obliterate({ force: true });
-      await daemon.close();
-    }
-    await sandbox?.close();
-    await dropSchema(schema);
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await dashboard?.close();
   });
 
   const actions = () => page.locator('#source-actions');

@@ -1,14 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSyncRuntime, syncServiceOf } from '../../src/app/runtime.js';
-import { type RunningWorkerDaemon, startWorker } from '../../src/app/worker.js';
-import { createLogger } from '../../src/logging/logger.js';
-import { launchChromium, signIn } from '../support/browser.js';
-import { dashboardWorkerConfig } from '../support/dashboard-env.js';
+import { signIn } from '../support/browser.js';
+import { type BrowserDashboard, startBrowserDashboard } from '../support/dashboard-env.js';
 import {
   ACCOUNT_HEADER,
   accountRow,
@@ -17,8 +13,7 @@ import {
   invoiceRow,
   range,
 } from '../support/drop-data.js';
-import { dropSchema, uniqueSchema } from '../support/postgres.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import type { TestSandbox } from '../support/sandbox.js';
 
 const USER = 'ops';
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -41,57 +36,30 @@ const MARCH = `${[
  * the invoices reach the sandbox. A second file dropped on the page's drop zone is discarded.
  */
 describe('an upload through the dashboard in a browser', () => {
-  const logger = createLogger({ level: 'warn' });
-  const schema = uniqueSchema('dash_upload');
-  let dir: string;
   let dropDir: string;
   let sandbox: TestSandbox;
-  let daemon: RunningWorkerDaemon;
   let url: string;
   let browser: Browser;
+  let dashboard: BrowserDashboard;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rs-dash-upload-'));
-    dropDir = join(dir, 'drop');
-    mkdirSync(dropDir);
-    sandbox = await startTestSandbox();
-    const loaded = await dashboardWorkerConfig({
-      dir,
-      dropDir,
-      schema,
-      sandbox,
+    dashboard = await startBrowserDashboard({
+      name: 'dash-upload',
       user: USER,
       password: PASSWORD,
+      // A first pass: the 3 accounts the uploaded invoices name.
+      firstDrop: (drop) =>
+        dropCsv(
+          drop,
+          'accounts.csv',
+          ACCOUNT_HEADER,
+          range(1, 3).map((i) => accountRow(i)),
+        ),
     });
-    // A first pass: the 3 accounts the uploaded invoices name.
-    dropCsv(
-      dropDir,
-      'accounts.csv',
-      ACCOUNT_HEADER,
-      range(1, 3).map((i) => accountRow(i)),
-    );
-    const once = await openSyncRuntime(loaded, logger);
-    try {
-      await syncServiceOf(once, loaded.config.sources).syncSource('erp-csv', { trigger: 'once' });
-    } finally {
-      await once.close();
-    }
-    loaded.config.queue.prefix = `test-dash-upload-${randomBytes(4).toString('hex')}`;
-    daemon = await startWorker(loaded, { logger, settings: { attempts: 1 } });
-    url = daemon.dashboard!.url;
-    browser = await launchChromium();
+    ({ dropDir, sandbox, url, browser } = dashboard);
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    if (daemon) {
-      await daemon.queues.queue.obliterate({ force: true });
-      await daemon.close();
-    }
-    await sandbox?.close();
-    await dropSchema(schema);
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => dashboard?.close());
 
   it('when a user uploads a file, then the preview names the row that would fail, and Sync now syncs the others into the sandbox', async () => {
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });

@@ -1,9 +1,17 @@
-import { writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { openSyncRuntime, syncServiceOf } from '../../src/app/runtime.js';
+import { type RunningWorkerDaemon, startWorker } from '../../src/app/worker.js';
 import { type LoadedConfig, loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/logging/logger.js';
+import type { SandboxOverrides } from '../../src/sandbox/options.js';
 import { openStateDatabase } from '../../src/state/database.js';
-import { TEST_DATABASE_URL } from './postgres.js';
-import { apiEnvOf, type TestSandbox } from './sandbox.js';
+import { launchChromium } from './browser.js';
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './postgres.js';
+import { apiEnvOf, startTestSandbox, type TestSandbox } from './sandbox.js';
 
 /**
  * The configuration of a worker with its dashboard, for a browser test: one CSV source `erp-csv`
@@ -48,4 +56,75 @@ export async function dashboardWorkerConfig(props: {
       LOG_LEVEL: 'warn',
     },
   });
+}
+
+/** A worker daemon with its dashboard, the sandbox it syncs to, and Chromium: see `startBrowserDashboard`. */
+export interface BrowserDashboard {
+  dir: string;
+  dropDir: string;
+  sandbox: TestSandbox;
+  daemon: RunningWorkerDaemon;
+  /** The dashboard's address. */
+  url: string;
+  browser: Browser;
+  /** Stops all of it and removes its queue, schema and folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * The setting of the dashboard's browser tests: a sandbox (`sandbox`: its overrides), the worker
+ * daemon as `worker` starts it (real Redis queue on a prefix of its own, in the configuration as the
+ * dashboard reads it; BullMQ worker; Postgres in a schema of its own) with the dashboard behind
+ * `user` / `password`, and Chromium. `firstDrop`: files written into the drop folder and synced
+ * once (as `sync --once`) before the worker starts.
+ */
+export async function startBrowserDashboard(props: {
+  name: string;
+  user: string;
+  password: string;
+  sandbox?: SandboxOverrides;
+  firstDrop?: (dropDir: string) => void;
+}): Promise<BrowserDashboard> {
+  const logger = createLogger({ level: 'warn' });
+  const schema = uniqueSchema(props.name);
+  const dir = mkdtempSync(join(tmpdir(), `rs-${props.name}-`));
+  const dropDir = join(dir, 'drop');
+  mkdirSync(dropDir, { recursive: true });
+  const sandbox = await startTestSandbox(props.sandbox);
+  const loaded = await dashboardWorkerConfig({
+    dir,
+    dropDir,
+    schema,
+    sandbox,
+    user: props.user,
+    password: props.password,
+  });
+  if (props.firstDrop) {
+    props.firstDrop(dropDir);
+    const once = await openSyncRuntime(loaded, logger);
+    try {
+      await syncServiceOf(once, loaded.config.sources).syncSource('erp-csv', { trigger: 'once' });
+    } finally {
+      await once.close();
+    }
+  }
+  loaded.config.queue.prefix = `test-${props.name}-${randomBytes(4).toString('hex')}`;
+  const daemon = await startWorker(loaded, { logger, settings: { attempts: 1 } });
+  const browser = await launchChromium();
+  return {
+    dir,
+    dropDir,
+    sandbox,
+    daemon,
+    url: daemon.dashboard!.url,
+    browser,
+    async close() {
+      await browser.close();
+      await daemon.queues.queue.obliterate({ force: true });
+      await daemon.close();
+      await sandbox.close();
+      await dropSchema(schema);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
