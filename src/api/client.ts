@@ -20,15 +20,9 @@ import { UsersEndpoint } from './endpoints/users.js';
 import { FlowQueues } from './flow-queues.js';
 import { timerSleep } from './rate-limit/sleep.js';
 import type { RateLimiter } from './rate-limit/types.js';
+import type { ApiResult, ProbeAnswer, RequestOptions, RequestStats, RetryNotice } from './requests.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
-import {
-  type ApiResult,
-  type ProbeAnswer,
-  type RequestOptions,
-  type RequestStats,
-  type RetryNotice,
-  Transport,
-} from './transport.js';
+import { Transport } from './transport.js';
 
 export interface ReceivablesClientProps {
   /** `{base_url}`; the client adds `/api/public/v1` itself. */

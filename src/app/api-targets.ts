@@ -4,7 +4,7 @@ import { createTokenProvider, credentialsPathOf } from '../api/auth/token-provid
 import type { TokenProvider } from '../api/auth/types.js';
 import { ReceivablesClient } from '../api/client.js';
 import type { MeteredRateLimiter } from '../api/rate-limit/types.js';
-import type { RequestStats, RetryNotice } from '../api/transport.js';
+import type { RequestStats, RetryNotice } from '../api/requests.js';
 import {
   type ApiConnection,
   apiConnections,

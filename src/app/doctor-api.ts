@@ -6,7 +6,7 @@ import type { TokenProvider } from '../api/auth/types.js';
 import { ReceivablesClient } from '../api/client.js';
 import { NetworkError } from '../api/errors.js';
 import type { RateLimiter } from '../api/rate-limit/types.js';
-import { apiBaseOf, type ProbeAnswer } from '../api/transport.js';
+import { apiBaseOf, type ProbeAnswer } from '../api/requests.js';
 import {
   connectionIdOf,
   connectionOf,

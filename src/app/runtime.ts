@@ -6,7 +6,7 @@ import { resolveAlertTargets } from '../alerts/targets.js';
 import { createRateLimiter } from '../api/rate-limit/create-rate-limiter.js';
 import { type Flow, withFlow } from '../api/rate-limit/flow.js';
 import type { MeteredRateLimiter } from '../api/rate-limit/types.js';
-import type { RetryNotice } from '../api/transport.js';
+import type { RetryNotice } from '../api/requests.js';
 import { connectionsUsedBy } from '../config/connections.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';

@@ -1,5 +1,5 @@
 import type { RateLimitPolicy } from '../api/rate-limit/types.js';
-import type { RetryNotice } from '../api/transport.js';
+import type { RetryNotice } from '../api/requests.js';
 import { printable } from '../logging/printable-text.js';
 
 /** What the progress line shows at one moment: the file (unit) under way and the rate limit. */

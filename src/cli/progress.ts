@@ -1,5 +1,5 @@
 import { emptyLimiterStats, type RateLimiterStats } from '../api/rate-limit/types.js';
-import type { RetryNotice } from '../api/transport.js';
+import type { RetryNotice } from '../api/requests.js';
 import type { ProgressEvent } from '../sync/pass-scope.js';
 import {
   etaMs,

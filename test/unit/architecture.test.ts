@@ -308,7 +308,7 @@ describe('the layering of src/', () => {
   // Issue 29: adapters do not import each other. Each source adapter (csv/, sql/, singer/, module/)
   // implements sources/source.ts and shares the record contract through records/; in api/, the auth
   // module (the token providers behind auth/types.ts) and the endpoint groups (behind the
-  // transport's `Requester`) meet only in client.ts and transport.ts. api/rate-limit/ is no adapter:
+  // `Requester` of requests.ts) meet only in client.ts and transport.ts. api/rate-limit/ is no adapter:
   // the transport and the token endpoint's own budget (auth/) both use it.
   it('when an adapter imports, then never a sibling adapter (they meet through their port)', () => {
     // The check cannot pass empty: it sees the adapters' imports, and a crossing of each kind.

@@ -1,4 +1,4 @@
-import { API_PREFIX } from '../transport.js';
+import { API_PREFIX } from '../requests.js';
 
 export interface AccessTokenCheckProps {
   /** `{base_url}` of the API. */

@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import type { Logger } from '../../logging/logger.js';
-import { API_PREFIX, apiBaseOf } from '../transport.js';
+import { API_PREFIX, apiBaseOf } from '../requests.js';
 import { DiscoveryError } from './auth-errors.js';
 
 /** The spec's token endpoint: the refresh grant needs no discovery to find it. */

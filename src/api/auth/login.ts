@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import * as oauth from 'oauth4webapi';
 import type { Logger } from '../../logging/logger.js';
-import { apiBaseOf } from '../transport.js';
+import { apiBaseOf } from '../requests.js';
 import { LoginFlowError } from './auth-errors.js';
 import { type DiscoveredServer, discover } from './discovery.js';
 import { readPastedRedirect, startLoopbackReceiver } from './loopback-receiver.js';

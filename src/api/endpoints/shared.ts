@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { FilterBuilder, FilterResource } from '../filters.js';
 import { type Page, paginateItems } from '../pagination.js';
-import type { QueryValue, Requester, RequestOptions } from '../transport.js';
+import type { QueryValue, Requester, RequestOptions } from '../requests.js';
 import type { PageParams, SortOrder } from '../types.js';
 
 /** What every endpoint group is built with. */

@@ -3,7 +3,7 @@ import type { TokenProvider } from '../../../src/api/auth/types.js';
 import { ReceivablesClient, type ReceivablesClientProps } from '../../../src/api/client.js';
 import { NetworkError, ReceivablesError, UnexpectedResponseError } from '../../../src/api/errors.js';
 import type { RateInfo } from '../../../src/api/rate-limit/types.js';
-import type { RetryNotice } from '../../../src/api/transport.js';
+import type { RetryNotice } from '../../../src/api/requests.js';
 import { ManualClock } from '../../../src/domain/clock.js';
 import { createLogger } from '../../../src/logging/logger.js';
 
