@@ -1,12 +1,12 @@
 import type { SingerSettings, SingerStreamSettings } from '../../config/singer-source-schema.js';
 import type { RecordOrigin, RowProblem, SourceRecord, Stream } from '../../domain/records.js';
 import type { Logger } from '../../logging/logger.js';
-import { KIND_OF_STREAM } from '../../records/columns.js';
-import { RECORD_BUILDERS, type RowIssue, type RowView } from '../../records/record-builders.js';
 import type { SourceBatch, SourceUnit } from '../source.js';
+import { HeldDocuments } from './held-documents.js';
 import { type RecordColumns, recordColumns } from './record-columns.js';
 import { SchemaCheck } from './schema-check.js';
 import { type JsonObject, type MessageReader, parseMessage, type SingerMessage } from './singer-messages.js';
+import { compileSkipRules, readRecord, type SkipRule } from './singer-records.js';
 
 /** A batch handed out while STATE messages wait behind a batch not full yet: after this long. */
 const STATE_FLUSH_MS = 1_000;
@@ -89,12 +89,9 @@ export class SingerUnit implements SourceUnit {
   readonly #log: Logger;
   readonly #schemas = new SchemaCheck();
   readonly #columns = new Map<string, RecordColumns>();
-  readonly #compiledSkips = new Map<string, ReadonlyArray<{ column: string; hits(text: string): boolean }>>();
+  readonly #skipRules = new Map<string, readonly SkipRule[]>();
   readonly #accountsComing: boolean;
-  readonly #seenAccounts = new Set<string>();
-  /** Documents waiting for their account, by the account's key, in the order they came. */
-  readonly #held = new Map<string, Item[]>();
-  #heldCount = 0;
+  readonly #held: HeldDocuments<Item>;
   #nextSeq = 0;
   /** STATEs not yet reached: the first record after each, and its value. */
   readonly #states: Array<{ before: number; value: unknown }> = [];
@@ -114,6 +111,7 @@ export class SingerUnit implements SourceUnit {
     this.stream =
       (['accounts', 'invoices', 'creditNotes'] as const).find((k) => kinds.includes(k)) ?? 'invoices';
     this.#accountsComing = kinds.includes('accounts');
+    this.#held = new HeldDocuments(props.settings.maxHeldDocuments);
     this.#log = props.logger.child({ unit: this.name });
   }
 
@@ -199,7 +197,7 @@ export class SingerUnit implements SourceUnit {
       throw error;
     }
     // The input ended: documents still waiting for an account go now (they fail if it never came).
-    for (const item of this.#releaseAllHeld()) {
+    for (const item of this.#held.releaseAll()) {
       take(item);
       if (batch.length >= settings.batchSize) yield handOut();
     }
@@ -235,7 +233,12 @@ export class SingerUnit implements SourceUnit {
       this.#columns.set(streamName, columns);
       this.#log.warn({ stream: streamName }, "a RECORD came before its stream's SCHEMA");
     }
-    for (const rule of this.#skipRules(streamName, stream)) {
+    let rules = this.#skipRules.get(streamName);
+    if (rules === undefined) {
+      rules = compileSkipRules(stream);
+      this.#skipRules.set(streamName, rules);
+    }
+    for (const rule of rules) {
       if (rule.hits(columns.text(record, rule.column))) {
         this.#skipped++;
         this.stats.skipped++;
@@ -244,120 +247,45 @@ export class SingerUnit implements SourceUnit {
     }
     const seq = this.#nextSeq++;
     const origin: RecordOrigin = { file: `${this.#props.input.label} "${streamName}"`, line };
-    const view = columns.view(record);
-    const issues: RowIssue[] = [];
-    const schemaProblem = this.#schemas.problem(streamName, record);
-    if (schemaProblem !== null) issues.push({ column: '', reason: schemaProblem });
-    // A negative invoice as a credit note: the same record read with its amounts' signs turned.
-    const credit = stream.negativeIsCreditNote && view.get('totalAmount').startsWith('-');
-    const kind = credit ? 'creditNotes' : stream.kind;
-    const built = RECORD_BUILDERS[kind](credit ? negatedAmounts(view) : view);
-    issues.push(
-      ...built.issues.map((i) => ({
-        column: i.column === '' ? '' : columns.label(i.column),
-        // A required column the configuration does not place: say where to place it.
-        reason:
-          i.column !== '' && columns.unnamed(i.column) && i.reason === 'required value is empty'
-            ? `required value is empty: the record has no "${i.column}" field; name the field that holds it in streams.${streamName}.columns.${i.column}`
-            : i.reason,
-      })),
-    );
-    if (built.record === null || issues.length > 0) {
+    const read = readRecord({
+      streamName,
+      stream,
+      columns,
+      record,
+      file: origin.file!,
+      line,
+      schemaProblem: this.#schemas.problem(streamName, record),
+    });
+    if ('rejected' in read) {
       this.stats.rejected++;
-      const sourceId = view.get('sourceId');
-      yield {
-        seq,
-        rejected: {
-          kind: KIND_OF_STREAM[kind],
-          sourceKey: sourceId !== '' ? sourceId : `${streamName}:line ${line}`,
-          file: origin.file!,
-          line,
-          reason: issues.map((i) => (i.column === '' ? i.reason : `${i.column}: ${i.reason}`)).join('; '),
-          ...(issues.some((i) => i.column !== '')
-            ? {
-                column: issues
-                  .filter((i) => i.column !== '')
-                  .map((i) => i.column)
-                  .join('; '),
-              }
-            : {}),
-          raw: rawOf(record),
-        },
-      };
+      yield { seq, rejected: read.rejected };
       return;
     }
     this.stats.records++;
-    const item: Item = { seq, record: { record: built.record, origin } };
-    if (built.record.kind === 'account') {
-      this.#seenAccounts.add(built.record.sourceId);
+    const item: Item = { seq, record: { record: read.record, origin } };
+    if (read.record.kind === 'account') {
       yield item;
       // Its documents that came first go right after it (the engine syncs a batch's accounts first).
-      const waiting = this.#held.get(built.record.sourceId);
-      if (waiting) {
-        this.#held.delete(built.record.sourceId);
-        this.#heldCount -= waiting.length;
-        yield* waiting;
-      }
+      yield* this.#held.accountCame(read.record.sourceId);
       return;
     }
-    const account = built.record.accountSourceId;
-    if (!this.#accountsComing || this.#seenAccounts.has(account)) {
+    const account = read.record.accountSourceId;
+    if (!this.#accountsComing || this.#held.hasSeen(account)) {
       yield item;
       return;
     }
     // Its account may still come in this run: it waits (bounded; past the bound the oldest go on).
-    const list = this.#held.get(account);
-    if (list) list.push(item);
-    else this.#held.set(account, [item]);
-    this.#heldCount++;
     this.stats.held++;
-    this.stats.mostHeld = Math.max(this.stats.mostHeld, this.#heldCount);
-    if (this.#heldCount > this.#props.settings.maxHeldDocuments) yield* this.#releaseOldestHeld();
-  }
-
-  /** A stream's `skip` rules, compiled once. */
-  #skipRules(
-    name: string,
-    stream: SingerStreamSettings,
-  ): ReadonlyArray<{ column: string; hits(text: string): boolean }> {
-    let rules = this.#compiledSkips.get(name);
-    if (rules === undefined) {
-      rules = stream.skip.map((rule) => {
-        if (rule.equals !== undefined) {
-          const equals = rule.equals.trim().toLowerCase();
-          return { column: rule.column, hits: (text: string) => text.toLowerCase() === equals };
-        }
-        if (rule.empty) return { column: rule.column, hits: (text: string) => text === '' };
-        const pattern = new RegExp(rule.matches!, 'iu');
-        return { column: rule.column, hits: (text: string) => pattern.test(text) };
-      });
-      this.#compiledSkips.set(name, rules);
-    }
-    return rules;
-  }
-
-  *#releaseOldestHeld(): Generator<Item> {
-    let oldest: [string, Item[]] | null = null;
-    for (const entry of this.#held)
-      if (oldest === null || entry[1][0]!.seq < oldest[1][0]!.seq) oldest = entry;
-    if (oldest === null) return;
-    this.#held.delete(oldest[0]);
-    this.#heldCount -= oldest[1].length;
-    yield* oldest[1];
-  }
-
-  #releaseAllHeld(): Item[] {
-    const all = [...this.#held.values()].flat().sort((a, b) => a.seq - b.seq);
-    this.#held.clear();
-    this.#heldCount = 0;
-    return all;
+    const released = this.#held.hold(account, item);
+    this.stats.mostHeld = this.#held.mostHeld;
+    yield* released;
   }
 
   /** The lowest record not processed yet: a STATE before it is reached. */
   #frontier(): number {
     let low = this.#outstanding[0] ?? this.#nextSeq;
     if (this.#filling !== null) low = Math.min(low, this.#filling);
-    for (const items of this.#held.values()) low = Math.min(low, items[0]!.seq);
+    low = Math.min(low, this.#held.lowestSeq());
     return low;
   }
 
@@ -404,19 +332,6 @@ export class SingerUnit implements SourceUnit {
   }
 }
 
-/** A view whose amounts have their sign turned (`-297.50` -> `297.50`, `0` stays). */
-function negatedAmounts(view: RowView): RowView {
-  return {
-    ...view,
-    get(column) {
-      const text = view.get(column);
-      if (column !== 'totalAmount' && column !== 'taxAmount') return text;
-      if (text.startsWith('-')) return text.slice(1);
-      return /^[+]?[0.]*$/.test(text) ? text : `-${text}`;
-    },
-  };
-}
-
 function toBatch(items: readonly Item[]): SourceBatch {
   const batch: SourceBatch = { records: [], rejected: [] };
   for (const item of items) {
@@ -424,14 +339,4 @@ function toBatch(items: readonly Item[]): SourceBatch {
     else if (item.rejected) batch.rejected.push(item.rejected);
   }
   return batch;
-}
-
-/** A record's top-level fields as text, kept with a failure. */
-function rawOf(record: JsonObject): Record<string, string> {
-  const raw: Record<string, string> = {};
-  for (const [key, value] of Object.entries(record)) {
-    raw[key] =
-      value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
-  }
-  return raw;
 }
