@@ -6,7 +6,7 @@ import type { DownstreamFailure, SourceBatch, SourceUnit, UnitOutcome, UnitSnaps
 import { dataFields, type ResolvedHeader } from './columns.js';
 import { CsvParseFailure, type CsvRow, readCsvRows } from './csv-rows.js';
 import { SPOOL_SUFFIXES } from './drop-folder.js';
-import { ProblemSpool, type ReportEntry } from './error-report.js';
+import type { ReportEntry } from './error-report.js';
 import { CsvSourceError } from './errors.js';
 import { archiveRead } from './file-archive.js';
 import type { FileReading } from './file-readability.js';
@@ -25,6 +25,7 @@ import {
 } from './row-check.js';
 import { isBlank, RowFields, trimmed } from './row-fields.js';
 import { RowShaper } from './row-shaper.js';
+import { UnitReport } from './unit-report.js';
 
 export interface CsvFileUnitProps {
   ctx: DropContext;
@@ -56,14 +57,8 @@ export class CsvFileUnit implements SourceUnit {
   readonly stream: Stream;
   readonly expectedRecords?: number;
   readonly #props: CsvFileUnitProps;
-  /** The rows refused here, in line order, for the report. */
-  readonly #spool: ProblemSpool;
-  /** The rows that failed after the source (`failed`), in line order, for the report. */
-  readonly #failedSpool: ProblemSpool;
-  /** The greatest line spooled in `#failedSpool`; a failure behind it waits in `#behind`. */
-  #failedUpTo = 0;
-  /** Failures with no line or out of line order: few (the engine hands them over batch by batch). */
-  readonly #behind: ReportEntry[] = [];
+  /** The rows refused here and those that failed after the source, spooled for the file's report. */
+  readonly #report: UnitReport;
   /** sourceId -> the line it was first seen on: a second row with the same id is refused. */
   readonly #firstLineOf: FirstSeenIndex;
   /** `header.index` as an object: read for every value of every row, faster than the map. */
@@ -124,8 +119,7 @@ export class CsvFileUnit implements SourceUnit {
     // Named by the file's key (a hash of a long name), beside it in `.processing/`.
     const spoolPath = (suffix: string) =>
       props.ctx.dryRun ? null : props.ctx.folder.internalPath(props.file.name, suffix);
-    this.#spool = new ProblemSpool(spoolPath(SPOOL_SUFFIXES[0]));
-    this.#failedSpool = new ProblemSpool(spoolPath(SPOOL_SUFFIXES[1]));
+    this.#report = new UnitReport(spoolPath(SPOOL_SUFFIXES[0]), spoolPath(SPOOL_SUFFIXES[1]));
   }
 
   async *batches(): AsyncGenerator<SourceBatch> {
@@ -183,30 +177,9 @@ export class CsvFileUnit implements SourceUnit {
     this.#state = 'drained';
   }
 
-  /**
-   * The failures of a batch after the source: spooled to disk in line order, for the report. The
-   * engine hands them over batch by batch, and a batch's lines all come after the previous one's,
-   * so sorting each batch keeps the whole spool in order.
-   */
+  /** The failures of a batch after the source, for the file's report. */
   async failed(failures: readonly DownstreamFailure[]): Promise<void> {
-    const entries = failures.map(
-      (failure): ReportEntry => ({
-        line: failure.origin.line ?? null,
-        column: failure.column ?? '',
-        sourceId: failure.sourceKey,
-        reason: failure.reason,
-        fields: null,
-      }),
-    );
-    entries.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
-    for (const entry of entries) {
-      if (entry.line === null || entry.line < this.#failedUpTo) {
-        this.#behind.push(entry);
-        continue;
-      }
-      this.#failedUpTo = entry.line;
-      await this.#failedSpool.add(entry);
-    }
+    await this.#report.failed(failures);
   }
 
   async complete(outcome: UnitOutcome): Promise<void> {
@@ -219,49 +192,28 @@ export class CsvFileUnit implements SourceUnit {
       return;
     }
     // Failures not handed over batch by batch (a caller without `failed`) join the others here.
-    await this.failed(outcome.failures);
-    await this.#spool.close();
-    await this.#failedSpool.close();
-    const anyFailed = this.#spool.count + this.#failedSpool.count + this.#behind.length > 0;
+    await this.#report.failed(outcome.failures);
+    await this.#report.close();
+    const anyFailed = this.#report.anyFailed;
     const warnings = [...this.warnings, ...(outcome.notes ?? [])];
     const report =
       anyFailed || warnings.length > 0
         ? {
             header: { ...this.#props.header, warnings },
-            refused: this.#spool.entries(),
-            downstream: this.#downstreamInOrder(),
+            refused: this.#report.refusedRows(),
+            downstream: this.#report.failedRows(),
           }
         : null;
     // Throws while the file is still claimed (a full disk): the source puts it back then.
     await archiveRead(ctx, file, this.#rows, report);
     // Settled once the file left `.processing/` (archived, or put back when it changed meanwhile).
     this.#state = 'settled';
-    await this.#discardDrafts();
-  }
-
-  /** The spools of the report, in `.processing/`. */
-  async #discardDrafts(): Promise<void> {
-    await this.#spool.discard();
-    await this.#failedSpool.discard();
-  }
-
-  /** The spooled downstream failures and the few held back, as one sequence in line order. */
-  async *#downstreamInOrder(): AsyncGenerator<ReportEntry> {
-    const behind = this.#behind.sort(
-      (a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER),
-    );
-    let next = 0;
-    for await (const entry of this.#failedSpool.entries()) {
-      while (next < behind.length && behind[next]!.line !== null && behind[next]!.line! < entry.line!)
-        yield behind[next++]!;
-      yield entry;
-    }
-    while (next < behind.length) yield behind[next++]!;
+    await this.#report.discard();
   }
 
   async abandon(reason: string): Promise<void> {
     if (this.#state === 'settled') return;
-    await this.#discardDrafts();
+    await this.#report.discard();
     if (!this.#props.ctx.dryRun)
       await rejectFile(this.#props.ctx, this.#props.file, reason, { rows: this.#rows, failedRows: 0 });
     // Only now: a file that could not be moved (a full disk) is still released by the source.
@@ -271,7 +223,7 @@ export class CsvFileUnit implements SourceUnit {
   async release(): Promise<void> {
     if (this.#state === 'settled') return;
     this.#state = 'settled';
-    await this.#discardDrafts();
+    await this.#report.discard();
     const { ctx, file } = this.#props;
     if (ctx.dryRun) return;
     // A rename keeps the mtime: the next pass takes the file again at once.
@@ -379,6 +331,6 @@ export class CsvFileUnit implements SourceUnit {
     if (entry.column !== '') problem.column = entry.column;
     if (entry.fields.length > 0) problem.raw = rawRecord(header.cells, entry.fields);
     batch.rejected.push(problem);
-    await this.#spool.add(entry);
+    await this.#report.refuse(entry);
   }
 }
