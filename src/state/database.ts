@@ -9,7 +9,7 @@ import { type EmbeddedOrigin, openEmbeddedDatabase } from './embedded-database.j
 import { checkFreeSpace, DEFAULT_MIN_FREE_MB } from './embedded-space.js';
 import type { StateSchema } from './schema.js';
 import { scopedToSchema } from './schema-introspector.js';
-import { isConnectionLoss } from './state-errors.js';
+import { StateCalls } from './state-calls.js';
 
 export type StateDb = Kysely<StateSchema>;
 
@@ -79,8 +79,16 @@ export async function openStateDatabase(props: OpenStateProps): Promise<StateDat
     state = { db: embedded.db, kind: 'embedded', origin: embedded.origin, close: embedded.close };
   }
   try {
-    if (state.kind === 'postgres')
-      await untilConnected(state.db, props.connectRetryDelaysMs ?? CONNECT_RETRY_DELAYS_MS);
+    // The first statement, sent again while the server does not take the connection (the causes the
+    // repositories retry); any other error, such as a database that does not exist, fails at once,
+    // as the driver threw it. `select 1` changes nothing, so repeating it is always safe.
+    if (state.kind === 'postgres') {
+      const connecting = new StateCalls({
+        delaysMs: props.connectRetryDelaysMs ?? CONNECT_RETRY_DELAYS_MS,
+        restate: false,
+      });
+      await connecting.retried('connect', () => sql`select 1`.execute(state.db));
+    }
     if (schema !== 'public') await sql`create schema if not exists ${sql.id(schema)}`.execute(state.db);
     if (props.migrate ?? true) await migrateToLatest(state.db, schema, props.migrationsFolder);
   } catch (error) {
@@ -88,23 +96,6 @@ export async function openStateDatabase(props: OpenStateProps): Promise<StateDat
     throw error;
   }
   return state;
-}
-
-/**
- * The first statement, sent again after each of `delaysMs` while the server does not take the
- * connection (the same causes the repositories retry: `isConnectionLoss`); any other error, such as
- * a refused password, fails at once. `select 1` changes nothing, so repeating it is always safe.
- */
-async function untilConnected(db: StateDb, delaysMs: readonly number[]): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await sql`select 1`.execute(db);
-      return;
-    } catch (error) {
-      if (attempt >= delaysMs.length || !isConnectionLoss(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delaysMs[attempt]));
-    }
-  }
 }
 
 /** The folder of migrations: `migrations/*.ts` in a checkout, `dist/migrations/*.js` once built. */

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest, openStateDatabase } from '../../../src/state/database.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
+import { tcpGate } from '../../support/tcp-gate.js';
 
 const TABLES = [
   'credentials',
@@ -71,6 +72,48 @@ describe('state DB', () => {
       expect(await again.db.selectFrom('sources').select('id').execute()).toEqual([{ id: 'erp-csv' }]);
     } finally {
       await again.close();
+    }
+  });
+
+  it('when Postgres refuses connections at first (a restart), then opening waits through the retry waits and connects; with none, or a database that does not exist, it fails at once', async () => {
+    const url = new URL(TEST_DATABASE_URL);
+    const gate = await tcpGate({ host: url.hostname, port: Number(url.port || 5432) });
+    const through = (database = url.pathname) =>
+      `postgres://${url.username}@127.0.0.1:${gate.port}${database}`;
+    try {
+      // Shut: nothing listens on the gate's port, as while the server restarts.
+      await expect(
+        openStateDatabase({ databaseUrl: through(), dataDir, schema, connectRetryDelaysMs: [] }),
+      ).rejects.toThrow(/ECONNREFUSED/);
+
+      const opening = openStateDatabase({
+        databaseUrl: through(),
+        dataDir,
+        schema,
+        connectRetryDelaysMs: [200, 200, 200, 200, 200],
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await gate.open();
+      const state = await opening;
+      try {
+        expect(await state.db.selectFrom('sources').select('id').execute()).toEqual([]);
+      } finally {
+        await state.close();
+      }
+
+      // Not a connection lost: the server answered, and no wait would change its answer.
+      const started = Date.now();
+      await expect(
+        openStateDatabase({
+          databaseUrl: through('/no_such_database_here'),
+          dataDir,
+          schema,
+          connectRetryDelaysMs: [5_000],
+        }),
+      ).rejects.toThrow(/does not exist/);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await gate.shut();
     }
   });
 });
