@@ -7,7 +7,7 @@ const CLOSED = new Set(['EPIPE', 'ERR_STREAM_DESTROYED']);
  * ends the process with a stack trace. The reader has what it wanted, so the command goes on to
  * its end, its output discarded: it closes what it opened and exits with its own code (the
  * contract's codes describe the command's outcome, which a reader that left does not change).
- * Any other error of these streams is thrown as before.
+ * Any other error of these streams is thrown: it is no reader leaving.
  */
 export function endQuietlyOnClosedPipes(
   streams: readonly NodeJS.WriteStream[] = [process.stdout, process.stderr],

@@ -46,8 +46,9 @@ export interface StateCallsProps {
  */
 export class StateCalls {
   /**
-   * Each statement once, its failure as the driver threw it: the repositories built outside the
-   * sync runtime's (the dashboard's), as they always were.
+   * Each statement once, its failure as the driver threw it: for the repositories built outside the
+   * sync runtime (the dashboard's), where a failed read fails the page's request and the next
+   * request runs on a new connection, so retrying inside it would only delay the answer.
    */
   static readonly direct = new StateCalls({ delaysMs: [], restate: false });
 

@@ -92,7 +92,7 @@ export interface ReadOptions {
  * by `OversizedRecordScan`, the record delivered as a row with `oversized` set, and a new parser
  * goes on after it, its lines counted on from the record's last. Only a record that never ends (a
  * quote left open to the end of the file) or whose quoting csv-parse would refuse stops the
- * reading there, with `CsvParseFailure` as before.
+ * reading there, with `CsvParseFailure`.
  */
 export async function* readCsvRows(path: string, options: ReadOptions = {}): AsyncGenerator<CsvRow[]> {
   const delimiter = options.delimiter ?? ',';
