@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { readBudgetUse } from '../../../src/api/rate-limit/budget-use.js';
 import type { Flow } from '../../../src/api/rate-limit/flow.js';
 import { TICKET_GRACE_MS } from '../../../src/api/rate-limit/policy.js';
-import { RedisRateLimiter } from '../../../src/api/rate-limit/redis-limiter.js';
+import { LimiterProcesses } from '../../support/limiter-processes.js';
 import { maxInAnySpan } from '../../support/limiter-worker.js';
 import { rateInfo } from '../../support/rate-info.js';
-import { VirtualTime } from '../../support/virtual-time.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test-rl-fair-${randomUUID().slice(0, 8)}`;
 
 /** Jain's fairness index of `shares`: 1 when all are equal, 1/n when one flow gets everything. */
@@ -21,44 +18,21 @@ const jain = (shares: number[]) =>
  * 'clock'`, test/support/virtual-time.ts), so the spans take no real time.
  */
 describe('weighted fair queuing between flows, shared through Redis by several processes', () => {
-  const connections: Redis[] = [];
-  const limiters: RedisRateLimiter[] = [];
-  const time = new VirtualTime();
+  // Pacing off: these tests pin the fair queue's order and edges over the sliding log itself (its
+  // pacing of a saturated budget is tested in rate-limiter-pacing.test.ts).
+  const fleet = new LimiterProcesses(PREFIX, { paceSlices: 0 });
+  const { time } = fleet;
   let key: string;
-
   /** A limiter on its own connection: a process of its own, as far as Redis can tell. */
-  const process = () => {
-    const redis = time.watch(new Redis(REDIS_URL, { maxRetriesPerRequest: 1 }));
-    connections.push(redis);
-    // Pacing off: these tests pin the fair queue's order and edges over the sliding log itself (its
-    // pacing of a saturated budget is tested in rate-limiter-pacing.test.ts).
-    const limiter = new RedisRateLimiter({
-      redis,
-      prefix: PREFIX,
-      clock: time.clock,
-      sleep: time.sleep,
-      timeSource: 'clock',
-      paceSlices: 0,
-    });
-    limiters.push(limiter);
-    return limiter;
-  };
+  const process = () => fleet.start();
 
-  beforeAll(() => {
-    connections.push(time.watch(new Redis(REDIS_URL)));
-  });
-  afterAll(async () => {
-    await Promise.all(limiters.map((l) => l.close()));
-    const keys = await connections[0]!.keys(`${PREFIX}:*`);
-    if (keys.length > 0) await connections[0]!.del(...keys);
-    await Promise.all(connections.map((c) => c.quit().catch(() => undefined)));
-  });
+  afterAll(() => fleet.close());
   beforeEach(() => {
     key = `k-${randomUUID().slice(0, 8)}`;
   });
 
   /** The budget's use, read on the tests' clock. */
-  const budgetUse = (budget: string) => readBudgetUse(connections[0]!, PREFIX, budget, { clock: time.clock });
+  const budgetUse = (budget: string) => readBudgetUse(fleet.redis, PREFIX, budget, { clock: time.clock });
 
   it('when 3 processes run flows of weights 1, 1 and 2 on q=20 w=2 s, then no window holds more than 20, the shares follow the weights, and a late small flow goes at the next freed slots', async () => {
     const processes = [process(), process(), process()];
@@ -104,7 +78,7 @@ describe('weighted fair queuing between flows, shared through Redis by several p
         );
         // The waiting order in Redis once both are queued: how many requests of others are ahead.
         await time.settle();
-        const queued = await connections[0]!.zrange(processes[0]!.keysOf(key).fq, '0', '-1');
+        const queued = await fleet.redis.zrange(processes[0]!.keysOf(key).fq, '0', '-1');
         const ranks = queued.flatMap((ticket, rank) => (ticket.startsWith('small|') ? [rank] : []));
         const small = await smallDone;
         await Promise.all(running);
@@ -141,7 +115,7 @@ describe('weighted fair queuing between flows, shared through Redis by several p
     await filler.observe(key, rateInfo(2, 2));
     await time.run(Promise.all([filler.acquire(key), filler.acquire(key)]));
     const filledAt = time.t; // the two slots free at 2.25 s
-    const redis = connections[0]!;
+    const redis = fleet.redis;
     const keys = next.keysOf(key);
     const admittedAfter = await time.run(
       (async () => {
@@ -150,7 +124,7 @@ describe('weighted fair queuing between flows, shared through Redis by several p
         const lost = [killed.acquire(key), killed.acquire(key)].map((p) => p.catch((error: Error) => error));
         await time.settle();
         expect(await redis.zcard(keys.fq)).toBe(2);
-        connections.at(-1)!.disconnect();
+        fleet.connectionOf(killed).disconnect();
         expect((await budgetUse(key)).waiting).toEqual([{ flow: '', requests: 2 }]);
 
         // Its two tickets (of the same flow, so ahead of this one) hold both slots until they lapse:
@@ -176,7 +150,7 @@ describe('weighted fair queuing between flows, shared through Redis by several p
     await time.run(Promise.all([one.acquire(key), one.acquire(key), two.acquire(key)]));
     const leave = new AbortController();
     const big = { id: 'erp-csv', weight: 1 };
-    const redis = connections[0]!;
+    const redis = fleet.redis;
     await time.run(
       (async () => {
         const pending = [
@@ -231,7 +205,7 @@ describe('weighted fair queuing between flows, shared through Redis by several p
 
   it("when the limiter's Redis stops answering, then every waiter of the process fails at once with REDIS_UNAVAILABLE", async () => {
     const limiter = process();
-    const redis = connections.at(-1)!;
+    const redis = fleet.connectionOf(limiter);
     await limiter.observe(key, rateInfo(2, 1));
     await time.run(Promise.all([limiter.acquire(key), limiter.acquire(key)]));
     // 8 waiters; the first two check again at 1.25 s, the others 1.27 s and 2.54 s later.
@@ -239,7 +213,7 @@ describe('weighted fair queuing between flows, shared through Redis by several p
       (async () => {
         const waiting = Array.from({ length: 8 }, () => limiter.acquire(key));
         await time.settle();
-        expect(await connections[0]!.zcard(limiter.keysOf(key).fq)).toBe(8);
+        expect(await fleet.redis.zcard(limiter.keysOf(key).fq)).toBe(8);
         const checksBefore = limiter.stats().checks ?? 0;
         redis.disconnect();
         const started = time.t;

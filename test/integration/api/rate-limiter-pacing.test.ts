@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Flow } from '../../../src/api/rate-limit/flow.js';
 import { CHECK_SLACK_MS } from '../../../src/api/rate-limit/policy.js';
-import { RedisRateLimiter } from '../../../src/api/rate-limit/redis-limiter.js';
+import { LimiterProcesses } from '../../support/limiter-processes.js';
 import { rateInfo } from '../../support/rate-info.js';
-import { VirtualTime } from '../../support/virtual-time.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test-rl-pace-${randomUUID().slice(0, 8)}`;
 const QUOTA = 20;
 const WINDOW_MS = 2000;
@@ -34,34 +31,12 @@ const maxIn = (times: number[], span: number) => {
  * On a virtual clock (`timeSource: 'clock'`, test/support/virtual-time.ts): the spans take no real time.
  */
 describe('pacing of a saturated budget, through Redis', () => {
-  const connections: Redis[] = [];
-  const limiters: RedisRateLimiter[] = [];
-  const time = new VirtualTime();
-
+  const processes = new LimiterProcesses(PREFIX);
+  const { time } = processes;
   /** A limiter on its own connection: a process of its own, as far as Redis can tell. */
-  const process = (paceSlices?: number) => {
-    const redis = time.watch(new Redis(REDIS_URL, { maxRetriesPerRequest: 1 }));
-    connections.push(redis);
-    const limiter = new RedisRateLimiter({
-      redis,
-      prefix: PREFIX,
-      clock: time.clock,
-      sleep: time.sleep,
-      timeSource: 'clock',
-      paceSlices,
-    });
-    limiters.push(limiter);
-    return limiter;
-  };
+  const process = (paceSlices?: number) => processes.start({ paceSlices });
 
-  afterAll(async () => {
-    await Promise.all(limiters.map((l) => l.close()));
-    const admin = new Redis(REDIS_URL);
-    const keys = await admin.keys(`${PREFIX}:*`);
-    if (keys.length > 0) await admin.del(...keys);
-    await admin.quit();
-    await Promise.all(connections.map((c) => c.quit().catch(() => undefined)));
-  });
+  afterAll(() => processes.close());
 
   /** A backlog of `callers` requests of one flow for `ms`, then one small flow's request at `smallAt`. */
   async function run(paceSlices: number) {
