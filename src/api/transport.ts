@@ -4,23 +4,19 @@ import { currentPassLog } from '../logging/pass-log.js';
 import type { TokenProvider } from './auth/types.js';
 import { NetworkError, ReceivablesError, TimeoutError } from './errors.js';
 import type { FlowQueues } from './flow-queues.js';
-import { encodeMultipart } from './multipart.js';
-import { type Flow, flowOrCurrent } from './rate-limit/flow.js';
+import { type Prepared, prepareRequest } from './prepared-request.js';
 import { parseRateInfo } from './rate-limit/headers.js';
 import type { RateInfo, RateLimiter } from './rate-limit/types.js';
 import type {
   ApiResult,
   HttpMethod,
   ProbeAnswer,
-  QueryValue,
   Requester,
   RequestOptions,
   RequestStats,
   RetryNotice,
 } from './requests.js';
-import { API_PREFIX, apiBaseOf } from './requests.js';
 import { type Answer, errorOfAnswer, successBody } from './response-body.js';
-import type { ResponseShape } from './response-shapes.js';
 import { backoffDelay, isRetryable, type RetryPolicy } from './retry.js';
 
 export interface TransportProps {
@@ -44,20 +40,6 @@ export interface TransportProps {
   userAgent: string;
   /** Told of each retry and of the end of a request that was retried (see `RetryNotice`). */
   onRetry?: ((notice: RetryNotice) => void) | undefined;
-}
-
-interface Prepared {
-  method: HttpMethod;
-  path: string;
-  url: string;
-  body: string | Uint8Array | undefined;
-  contentType: string | undefined;
-  idempotencyKey: string | undefined;
-  authenticated: boolean;
-  signal: AbortSignal | undefined;
-  expect: ResponseShape | undefined;
-  /** Taken from `withFlow` when `send` is called: the async context does not follow p-queue's scheduling. */
-  flow: Flow;
 }
 
 interface RawResponse {
@@ -99,7 +81,7 @@ export class Transport implements Requester {
   }
 
   async send<T>(options: RequestOptions): Promise<ApiResult<T>> {
-    const prepared = this.#prepare(options);
+    const prepared = prepareRequest(options, this.#props.baseUrl, this.#props.idempotencyKey);
     const { retry } = this.#props;
     const stats = emptyStats();
     let freshToken: string | undefined;
@@ -186,49 +168,11 @@ export class Transport implements Requester {
    * service answered instead of acting on it.
    */
   async probe(options: RequestOptions): Promise<ProbeAnswer> {
-    const prepared = this.#prepare(options);
+    const prepared = prepareRequest(options, this.#props.baseUrl, this.#props.idempotencyKey);
     const stats = emptyStats();
     const raw = await this.#props.queues.add(prepared.flow, () => this.#attempt(prepared, undefined, stats));
     if (raw.status === 429) this.#count(stats, 'rateLimited', 1);
     return { status: raw.status, headers: raw.headers, text: raw.text };
-  }
-
-  #prepare(options: RequestOptions): Prepared {
-    const url = new URL(`${apiBaseOf(this.#props.baseUrl)}${options.path}`);
-    for (const [name, value] of Object.entries(options.query ?? {}))
-      appendQuery(url.searchParams, name, value);
-    let body: Prepared['body'];
-    let contentType: string | undefined;
-    if (options.body && 'json' in options.body) {
-      body = JSON.stringify(options.body.json);
-      contentType = 'application/json';
-    } else if (options.body) {
-      const encoded = encodeMultipart(options.body.multipart);
-      body = new Uint8Array(encoded.bytes);
-      contentType = encoded.contentType;
-    }
-    let idempotencyKey: string | undefined;
-    if (options.method !== 'GET') {
-      idempotencyKey = options.idempotencyKey ?? this.#props.idempotencyKey();
-      if (idempotencyKey.length < 1 || idempotencyKey.length > 255) {
-        throw new ReceivablesError(
-          'IDEMPOTENCY_KEY_INVALID',
-          'an Idempotency-Key must be 1 to 255 characters',
-        );
-      }
-    }
-    return {
-      method: options.method,
-      path: `${API_PREFIX}${options.path}`,
-      url: url.toString(),
-      body,
-      contentType,
-      idempotencyKey,
-      authenticated: options.authenticated ?? true,
-      signal: options.signal,
-      expect: options.expect,
-      flow: flowOrCurrent(),
-    };
   }
 
   async #attempt(p: Prepared, freshToken: string | undefined, stats: RequestStats): Promise<RawResponse> {
@@ -313,16 +257,6 @@ export class Transport implements Requester {
     stats[field] += amount;
     this.totals[field] += amount;
   }
-}
-
-function appendQuery(params: URLSearchParams, name: string, value: QueryValue): void {
-  if (value === undefined) return;
-  if (Array.isArray(value)) {
-    for (const item of value) params.append(name, String(item));
-    return;
-  }
-  const text = String(value);
-  if (text !== '') params.append(name, text);
 }
 
 function answerOf(p: Prepared, raw: RawResponse): Answer {
