@@ -7,6 +7,7 @@ import { type RecordColumns, recordColumns } from './record-columns.js';
 import { SchemaCheck } from './schema-check.js';
 import { type JsonObject, type MessageReader, parseMessage, type SingerMessage } from './singer-messages.js';
 import { compileSkipRules, readRecord, type SkipRule } from './singer-records.js';
+import { StateCheckpoints } from './state-checkpoints.js';
 
 /** A batch handed out while STATE messages wait behind a batch not full yet: after this long. */
 const STATE_FLUSH_MS = 1_000;
@@ -93,14 +94,7 @@ export class SingerUnit implements SourceUnit {
   readonly #accountsComing: boolean;
   readonly #held: HeldDocuments<Item>;
   #nextSeq = 0;
-  /** STATEs not yet reached: the first record after each, and its value. */
-  readonly #states: Array<{ before: number; value: unknown }> = [];
-  /** The lowest record of each batch handed out and not processed yet, oldest first. */
-  readonly #outstanding: number[] = [];
-  /** The lowest record read and not handed out (in the batch being filled), or null. */
-  #filling: number | null = null;
-  #lastState: { value: unknown } | null = null;
-  #reachedState: { value: unknown } | null = null;
+  readonly #checkpoints = new StateCheckpoints();
   #state: 'new' | 'reading' | 'drained' | 'settled' = 'new';
   #skipped = 0;
 
@@ -135,15 +129,14 @@ export class SingerUnit implements SourceUnit {
         if (key !== null) batchKeys.set(key, batch.length);
         batch.push(item);
       }
-      this.#filling ??= item.seq;
+      this.#checkpoints.filled(item.seq);
     };
     const handOut = (): SourceBatch => {
       const out = batch;
       batch = [];
       batchKeys = new Map();
       batchStarted = Date.now();
-      this.#outstanding.push(this.#filling ?? this.#nextSeq);
-      this.#filling = null;
+      this.#checkpoints.handedOut(this.#nextSeq);
       return toBatch(out);
     };
     let lineNumber = 0;
@@ -175,8 +168,7 @@ export class SingerUnit implements SourceUnit {
           }
           case 'STATE':
             this.stats.states++;
-            this.#lastState = { value: message.value };
-            this.#states.push({ before: this.#nextSeq, value: message.value });
+            this.#checkpoints.noted(message.value, this.#nextSeq);
             if (batch.length > 0 && Date.now() - batchStarted >= STATE_FLUSH_MS) yield handOut();
             break;
           case 'OTHER':
@@ -281,41 +273,26 @@ export class SingerUnit implements SourceUnit {
     yield* released;
   }
 
-  /** The lowest record not processed yet: a STATE before it is reached. */
-  #frontier(): number {
-    let low = this.#outstanding[0] ?? this.#nextSeq;
-    if (this.#filling !== null) low = Math.min(low, this.#filling);
-    low = Math.min(low, this.#held.lowestSeq());
-    return low;
-  }
-
   /** A batch was processed (its failures are in the state DB): the STATEs it completes are reached. */
   async failed(): Promise<void> {
-    this.#outstanding.shift();
-    await this.#reach(this.#frontier());
-  }
-
-  async #reach(frontier: number): Promise<void> {
-    let reached: { value: unknown } | null = null;
-    while (this.#states.length > 0 && this.#states[0]!.before <= frontier)
-      reached = { value: this.#states.shift()!.value };
-    if (reached === null) return;
-    this.#reachedState = reached;
-    await this.#props.onState?.(reached.value);
+    const reached = this.#checkpoints.processed(Math.min(this.#nextSeq, this.#held.lowestSeq()));
+    if (reached !== null) await this.#props.onState?.(reached.value);
   }
 
   async complete(): Promise<void> {
     if (this.#state !== 'drained') throw new Error(`${this.name}: complete() before batches() was drained`);
     this.#state = 'settled';
-    await this.#reach(Number.POSITIVE_INFINITY);
-    if (this.#lastState === null) return;
-    await this.#props.storeState(this.#lastState.value);
+    const reached = this.#checkpoints.processedAll();
+    if (reached !== null) await this.#props.onState?.(reached.value);
+    const last = this.#checkpoints.last;
+    if (last === null) return;
+    await this.#props.storeState(last.value);
     this.#log.info({ states: this.stats.states }, 'tap state stored as the cursor');
   }
 
   /** The last STATE reached, if any (the target's last line on stdout). */
   get reachedState(): { value: unknown } | null {
-    return this.#reachedState;
+    return this.#checkpoints.reached;
   }
 
   async abandon(reason: string): Promise<void> {
