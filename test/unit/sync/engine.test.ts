@@ -298,26 +298,25 @@ describe('the sync engine, decision by decision', () => {
 });
 
 describe('the sync engine, when a part it depends on fails', () => {
-  function passOf(w: World, source: ReturnType<typeof trackedSource>['source']) {
-    return runSync({
-      source,
-      connectionId: SOURCE,
-      api: w.api,
-      state: w.state,
-      logger,
-      clock: w.clock,
-      concurrency: 2,
-    });
-  }
+  /** The service down beyond the client's retries, as the engine receives it. */
+  const serviceDown = () =>
+    new ApiResponseError({ status: 503, method: 'POST', path: '/accounts', message: 'down' });
+  const passProps = (w: World, source: ReturnType<typeof trackedSource>['source'], concurrency = 2) => ({
+    source,
+    connectionId: SOURCE,
+    api: w.api,
+    state: w.state,
+    logger,
+    clock: w.clock,
+    concurrency,
+  });
+
+  const passOf = (w: World, source: ReturnType<typeof trackedSource>['source']) =>
+    runSync(passProps(w, source));
 
   it('when the API keeps failing (5xx beyond the retries), then the pass stops, the unit is released, no row is blamed, the run says why', async () => {
     const w = world();
-    const unavailable = new ApiResponseError({
-      status: 503,
-      method: 'POST',
-      path: '/accounts',
-      message: 'down',
-    });
+    const unavailable = serviceDown();
     w.api.faults.set('createAccount', unavailable);
     const { source, fate } = trackedSource(SOURCE, [account(1), account(2), account(3)]);
     await expect(passOf(w, source)).rejects.toBe(unavailable);
@@ -355,12 +354,7 @@ describe('the sync engine, when a part it depends on fails', () => {
 
   it('when a fault stops the pass, then its outcome returns what it had done with the fault, as its run recorded it', async () => {
     const w = world();
-    const unavailable = new ApiResponseError({
-      status: 503,
-      method: 'POST',
-      path: '/accounts',
-      message: 'down',
-    });
+    const unavailable = serviceDown();
     let created = 0;
     const create = w.api.createAccount.bind(w.api);
     w.api.createAccount = async (...args) => {
@@ -368,15 +362,7 @@ describe('the sync engine, when a part it depends on fails', () => {
       return create(...args);
     };
     const { source } = trackedSource(SOURCE, [account(1), account(2), account(3)]);
-    const outcome = await runPass({
-      source,
-      connectionId: SOURCE,
-      api: w.api,
-      state: w.state,
-      logger,
-      clock: w.clock,
-      concurrency: 1,
-    });
+    const outcome = await runPass(passProps(w, source, 1));
     expect(outcome).toMatchObject({ stopped: true, error: unavailable, summary: { sourceId: SOURCE } });
     expect(outcome.summary.counts.accounts).toMatchObject({ created: 2, failed: 0 });
     expect(outcome.summary.runId).toBe(w.state.runRows[0]?.id);
