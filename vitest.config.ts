@@ -8,8 +8,10 @@ export default defineConfig({
     // files spend most of their time waiting on the processes, servers and databases they start (two
     // files at a time used 1.26 of the 2 cores). Measured on the 2-core machine (docs/performance.md):
     // 2 workers 389 s, 3 workers 337 s, 4 workers 280-312 s with the projects below not isolated.
-    // A fixed number, not a share of the CPUs: more files at once would also mean more Postgres
-    // connections, Redis clients and CLI processes on a larger machine than the services expect.
+    // 5 workers: 292 s and more CPU (contention), so 4. A fixed number, not a share of the CPUs: more
+    // files at once would also mean more Postgres connections, Redis clients and CLI processes on a
+    // larger machine than the services expect. `VITEST_MAX_WORKERS=N` overrides it (vitest's
+    // `--maxWorkers` flag does not reach the projects in vitest 4.1: vitest#11051).
     maxWorkers: 4,
     // The CLI processes the tests start (several hundred) load their modules from Node's compile
     // cache (docs/performance.md: a user's choice, left off by the CLI for its peak RSS): 7-8 % off
