@@ -20,8 +20,8 @@ import { lastSuccessfulRuns } from '../state/status-queries.js';
 import { openTokenBudgets } from './dashboard-budgets.js';
 import { runDoctor } from './doctor.js';
 import { failuresCsv } from './failures-csv.js';
-import { openStateRuntime } from './runtime.js';
 import { dashboardProfileOf } from './source-profiles.js';
+import { openStateRuntime } from './state-runtime.js';
 
 export interface DashboardServerProps {
   loaded: LoadedConfig;

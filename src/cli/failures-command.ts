@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { openStateRuntime, openSyncRuntime, syncServiceOf } from '../app/runtime.js';
+import { openSyncRuntime, syncServiceOf } from '../app/runtime.js';
+import { openStateRuntime } from '../app/state-runtime.js';
 import { FILE_FAILURE_STAGE } from '../domain/sync-state.js';
 import { printable } from '../logging/printable-text.js';
 import type { FailuresRepository } from '../state/failures.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { migrateState } from '../app/runtime.js';
+import { migrateState } from '../app/state-runtime.js';
 import { loadCliConfig } from './cli-config.js';
 
 /** `migrate`: applies the state DB migrations (the other commands apply them too). */

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { openStateRuntime } from '../app/runtime.js';
+import { openStateRuntime } from '../app/state-runtime.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
 import { printable } from '../logging/printable-text.js';

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { openStateRuntime } from '../app/runtime.js';
 import { type StatusProfiles, statusProfiles } from '../app/source-profiles.js';
+import { openStateRuntime } from '../app/state-runtime.js';
 import { apiConnections, connectionIdOf, connectionOf } from '../config/connections.js';
 import { CONFIG_FILE_NAME, type LoadedConfig, noSourceMessage } from '../config/load.js';
 import type { SourceConfig } from '../config/schema.js';
