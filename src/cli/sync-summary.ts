@@ -54,8 +54,6 @@ export interface JsonSnapshot {
   sample: string[];
 }
 
-const KEYS: readonly Stream[] = STREAM_ORDER;
-
 export function jsonSummary(
   summaries: readonly SourceSummary[],
   api: { requests: number; rateLimited: number },
@@ -110,7 +108,7 @@ export function jsonSummary(
 }
 
 export const hasFailures = (summaries: readonly SourceSummary[]) =>
-  summaries.some((s) => s.abandoned.length > 0 || KEYS.some((k) => s.counts[k].failed > 0));
+  summaries.some((s) => s.abandoned.length > 0 || STREAM_ORDER.some((k) => s.counts[k].failed > 0));
 
 /**
  * A plain-text report: counts per kind, then every failed row (file, line, column, reason). File
@@ -127,7 +125,7 @@ export function textSummary(
   const lines: string[] = [];
   const verb = dryRun ? 'would be ' : '';
   // Counts only: no data in these lines, so their colours need no escaping.
-  const counts = KEYS.map((key) => {
+  const counts = STREAM_ORDER.map((key) => {
     const c = json[key];
     const failed = c.failed > 0 ? style.tone('error', `failed ${c.failed}`) : `failed ${c.failed}`;
     return `${streamNoun(key).padEnd(13)} ${verb}created ${c.created}, ${verb}updated ${c.updated}, unchanged ${c.unchanged}, ${failed}`;

@@ -110,13 +110,12 @@ function emptyLogWhy(run: RunView, now: Date): string {
 }
 
 function countsFromTouched(touched: NonNullable<RunPageProps['touched']>): RunView['counts'] {
-  const stream = STREAM_OF;
   const counts: RunView['counts'] = {
     accounts: { created: 0, updated: 0, unchanged: 0, failed: 0 },
     invoices: { created: 0, updated: 0, unchanged: 0, failed: 0 },
     creditNotes: { created: 0, updated: 0, unchanged: 0, failed: 0 },
   };
-  for (const t of touched) counts[stream[t.kind]][t.outcome] += t.n;
+  for (const t of touched) counts[STREAM_OF[t.kind]][t.outcome] += t.n;
   return counts;
 }
 
