@@ -57,6 +57,13 @@ describe('worker: scheduled and on-demand reconciliations', () => {
     });
   };
   const reconciliations = async (): Promise<ReconciliationRow[]> => repo.recent('erp-csv', 100);
+  /** The job once BullMQ marked it finished (completed or failed), with its return value. */
+  const finishedJob = async (jobId: string, what: string) =>
+    (await eventually(
+      () => daemon!.queues.queue.getJob(jobId),
+      (job) => job?.finishedOn !== undefined,
+      { timeoutMs: 10_000, what },
+    ))!;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'rs-reconcile-jobs-'));
@@ -157,8 +164,10 @@ describe('worker: scheduled and on-demand reconciliations', () => {
     );
     expect(rows[0]!.startedAt.getTime()).toBeGreaterThanOrEqual(released - 50);
     expect(rows[0]!.counts.missing!.account).toBe(1);
-    const job = await daemon.queues.queue.getJob(jobId);
-    expect(job?.returnvalue).toMatchObject({
+    // The job stores its reconciliation, then returns: BullMQ marks it completed, with its return
+    // value, a moment after the row is there.
+    const job = await finishedJob(jobId, 'the on-demand job completed');
+    expect(job.returnvalue).toMatchObject({
       sourceId: 'erp-csv',
       reconcile: { reconciliationId: rows[0]!.id, repaired: false, drift: 1, found: 1 },
     });
@@ -173,12 +182,8 @@ describe('worker: scheduled and on-demand reconciliations', () => {
         trigger: 'dashboard',
         repair: true,
       });
-      const job = await eventually(
-        () => daemon!.queues.queue.getJob(jobId),
-        (j) => j?.finishedOn !== undefined,
-        { timeoutMs: 10_000, what: 'the paused job finished' },
-      );
-      expect(job!.returnvalue).toEqual({ sourceId: 'erp-csv', runs: [], skipped: 'paused' });
+      const job = await finishedJob(jobId, 'the paused job finished');
+      expect(job.returnvalue).toEqual({ sourceId: 'erp-csv', runs: [], skipped: 'paused' });
       expect((await reconciliations()).length).toBe(before);
 
       const ticks = new ReconcileSchedules({
