@@ -4,11 +4,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStateDatabase, type StateDatabase } from '../../../src/state/database.js';
+import { lockKey } from '../../../src/state/run-locks.js';
 import { RUN_PROCESS_GONE, RUN_SHUT_DOWN, RunsRepository } from '../../../src/state/runs.js';
 import { REPO_ROOT } from '../../support/cli.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
+import { eventually } from '../../support/worker-process.js';
 
 /**
  * The runs' liveness locks, in process: a run of a process that is gone (its lock free) is closed
@@ -107,6 +110,19 @@ describe('runs: nothing stays running (Postgres)', () => {
 
     child.kill('SIGKILL');
     await once(child, 'exit');
+    // Postgres ends the killed process's session, and its locks with it, once its backend reads the
+    // closed socket: a moment after the exit on a busy machine. Free means a try takes it (and the
+    // statement's end gives it back), as the next pass's own check does.
+    await eventually(
+      async () =>
+        (
+          await sql<{ free: boolean }>`select pg_try_advisory_xact_lock(${lockKey(id)}) as free`.execute(
+            state.db,
+          )
+        ).rows[0]?.free,
+      (free) => free === true,
+      { timeoutMs: 10_000, what: "the killed process's session ended" },
+    );
     const next = await runs.start('killed-src', 'schedule', false);
     expect(await statusOf(state, id)).toMatchObject({ status: 'interrupted', error: RUN_PROCESS_GONE });
     await runs.finish(next, 'succeeded', {});
