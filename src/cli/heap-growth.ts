@@ -63,7 +63,8 @@ export function youngGenerationGiven(execArgv: readonly string[], nodeOptions = 
  * reads its growth factor each time it resizes it: the factor is 1 (no growth) from here on, and
  * after each collection V8's own while the young generation is below the cap. Collections are
  * reported between two turns of the event loop, so a long synchronous stretch (loading the
- * commands' modules) runs without growth rather than past the cap. The observer does not keep the
+ * commands' modules) runs without growth rather than past the cap; a collection that comes before
+ * the observer has run can still double it once (up to 2 × `capMb`). The observer does not keep the
  * process alive. Returns it, or null when node was given its own size.
  */
 export function capYoungGeneration(

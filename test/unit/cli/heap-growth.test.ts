@@ -67,10 +67,12 @@ function youngGenerationMb(cap: boolean): number {
 }
 
 describe('capYoungGeneration', () => {
-  it('when a process allocates for a while, then its young generation stays at the cap where V8 would grow it further', () => {
+  it('when a process allocates for a while, then its young generation stays within one growth step of the cap where V8 would grow it to its maximum', () => {
     // V8 reads its growth factor at each resize: if this fails, a Node upgrade changed that, and
-    // the CLI's young generation grows to V8's maximum again (docs/performance.md).
-    expect(youngGenerationMb(true)).toBeLessThanOrEqual(YOUNG_GENERATION_CAP_MB);
-    expect(youngGenerationMb(false)).toBeGreaterThan(YOUNG_GENERATION_CAP_MB * 2);
+    // the CLI's young generation grows to V8's maximum again (docs/performance.md). The cap reacts
+    // after collections, so a collection that comes before the observer runs can still double it
+    // once: 8 MB in most runs, up to 16 MB on a loaded machine (30 runs beside three busy loops).
+    expect(youngGenerationMb(true)).toBeLessThanOrEqual(YOUNG_GENERATION_CAP_MB * 2);
+    expect(youngGenerationMb(false)).toBeGreaterThan(YOUNG_GENERATION_CAP_MB * 4);
   });
 });
